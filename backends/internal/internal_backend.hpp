@@ -1,0 +1,16 @@
+// The internal backend: dlopen of the driver and Numba's suffix probing per entry.
+#pragma once
+
+#include "harness/backend.hpp"
+#include "harness/driver_library.hpp"
+#include "probe_rules.hpp"
+
+#include <memory>
+
+namespace cuparity {
+
+[[nodiscard]] std::unique_ptr<backend>
+make_internal_backend(std::shared_ptr<driver_library> library, bool per_thread_default_stream,
+                      probe_rules rules = probe_rules::numba());
+
+} // namespace cuparity

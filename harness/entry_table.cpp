@@ -1,0 +1,40 @@
+// The entry table's static facts, and the build-time check of every prototype against cudaTypedefs.h.
+#include "entry.hpp"
+
+#include "cuda_api.hpp"
+
+#include <algorithm>
+#include <array>
+#include <type_traits>
+
+namespace cuparity {
+
+// A declared prototype that differs from the toolkit's PFN for that ABI version fails the build
+// here. This is the check Numba's ctypes table never had (its occupancy prototypes were wrong).
+#define CUPARITY_ENTRY(name, abi, params)                                                          \
+  static_assert(std::is_same_v<CUresult(CUDAAPI *) params, PFN_##name##_v##abi>,                   \
+                #name ": the declared parameters do not match PFN_" #name "_v" #abi);
+#include "entries.inl"
+#undef CUPARITY_ENTRY
+
+namespace {
+constexpr std::array<entry_info, entry_count> table{{
+#define CUPARITY_ENTRY(name, abi, params) {entry_id::name, #name, abi},
+#include "entries.inl"
+#undef CUPARITY_ENTRY
+}};
+} // namespace
+
+std::span<const entry_info> all_entries() noexcept { return table; }
+
+const entry_info &info(entry_id id) noexcept { return table[static_cast<std::size_t>(id)]; }
+
+std::optional<entry_id> find_entry(std::string_view base_name) noexcept {
+  auto it = std::find_if(table.begin(), table.end(),
+                         [&](const entry_info &e) { return e.name == base_name; });
+  if (it == table.end())
+    return std::nullopt;
+  return it->id;
+}
+
+} // namespace cuparity

@@ -1,0 +1,39 @@
+// The environment variables the seed defines, and Numba-style parsing of their values.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cuparity {
+
+namespace var {
+inline constexpr const char *use_nvidia_binding = "NUMBA_CUDA_USE_NVIDIA_BINDING";
+inline constexpr const char *numba_ptds = "NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM";
+inline constexpr const char *cuda_python_ptds = "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM";
+inline constexpr const char *driver = "NUMBA_CUDA_DRIVER";
+inline constexpr const char *include_path = "NUMBA_CUDA_INCLUDE_PATH";
+inline constexpr const char *nvidia_backend = "CUPARITY_NVIDIA_BACKEND";
+} // namespace var
+
+/// Every variable that selects or tunes a binding: the runner removes all of them from a cell's
+/// inherited environment before applying the cell's values.
+[[nodiscard]] const std::vector<std::string> &binding_variables();
+
+/// Reads one variable; std::nullopt when unset. Injected so tests need not touch the process.
+using env_lookup = std::function<std::optional<std::string>(const std::string &name)>;
+[[nodiscard]] env_lookup process_environment();
+
+/// Python's int() on a string, as Numba's _readenv applies it: surrounding whitespace, an
+/// optional sign, decimal digits, and single underscores between digits are accepted. Anything
+/// else, including "", is not an integer.
+[[nodiscard]] std::optional<long long> parse_python_int(std::string_view text);
+
+/// Numba's _readenv(name, int, default): unset gives the default; a value that is not an integer
+/// adds a warning naming the variable and the value, and gives the default.
+[[nodiscard]] long long read_int_variable(const env_lookup &env, const std::string &name,
+                                          long long fallback, std::vector<std::string> &warnings);
+
+} // namespace cuparity

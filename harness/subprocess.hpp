@@ -1,0 +1,65 @@
+// Runs a child process (posix_spawn, never a bare fork) with an exact environment, capturing output.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cuparity {
+
+struct process_result {
+  int exit_code = -1;    ///< valid when exited
+  int signal = 0;        ///< the signal that ended it, 0 if it exited
+  bool exited = false;
+  bool timed_out = false; ///< killed (SIGKILL) after the timeout
+  std::string out, err;
+};
+
+struct process_spec {
+  std::vector<std::string> argv; ///< argv[0] is the program path
+  /// The complete environment of the child (nothing else is inherited).
+  std::map<std::string, std::string> env;
+  std::optional<std::chrono::milliseconds> timeout;
+};
+
+/// The current process's environment as a map.
+[[nodiscard]] std::map<std::string, std::string> current_environment();
+
+/// Starts the child, collects stdout and stderr until it ends (or the timeout kills it).
+/// Throws std::system_error when the child cannot be started.
+[[nodiscard]] process_result run_process(const process_spec &spec);
+
+} // namespace cuparity
+
+namespace cuparity {
+
+/// A running child whose events arrive line by line on a pipe at its fd 3, with stdout and
+/// stderr appended to a log file. Used by the runner to watch one cell process.
+class child_process {
+public:
+  /// Starts spec.argv with spec.env; the child's fd 3 is the write end of the events pipe.
+  child_process(const process_spec &spec, const std::string &log_path);
+  ~child_process(); ///< kills the process group if still running; never throws
+  child_process(const child_process &) = delete;
+  child_process &operator=(const child_process &) = delete;
+
+  enum class read_status { line, timeout, eof };
+  /// Waits up to `timeout` for a complete line.
+  read_status read_line(std::string &line, std::chrono::milliseconds timeout);
+  /// SIGKILL to the child's process group (it and anything it started).
+  void kill_group() noexcept;
+  /// Waits for exit; returns the status (out/err are left empty: they went to the log).
+  process_result wait();
+  [[nodiscard]] int pid() const noexcept { return m_pid; }
+
+private:
+  int m_pid = -1;
+  int m_events = -1;
+  std::string m_buffer;
+  bool m_waited = false;
+  process_result m_result;
+};
+
+} // namespace cuparity
