@@ -1,0 +1,69 @@
+// The macro that defines one exported driver function together with its hidden twin.
+//
+// Each exported symbol S is written once as
+//     CUPARITY_SIM_API(S, (params), (args), corrupt) { body }
+// and becomes three functions:
+//   - extern "C" S: the exported one (what dlsym finds); applies `any` and `dlsym` faults;
+//   - cuparity::sim::twin::S: hidden, same type; applies `any` and `proc` faults. cuGetProcAddress
+//     returns it instead of S only while a `proc` fault is configured for S, so without such a
+//     fault the binding audit sees exactly the exported address, as on the real driver;
+//   - cuparity::sim::body::S: the behaviour, shared by both.
+// `corrupt` is an expression run after a successful call with an active `corrupt` fault: it
+// perturbs an out-parameter (bump(p) adds 1). Data written by queued work is perturbed by the
+// body itself (see corrupt_requested()), so use (void)0 there.
+#pragma once
+
+#include "sim.hpp"
+
+namespace cuparity::sim {
+
+template <class Body, class Corrupt>
+[[gnu::noinline]] CUresult gate_slow(symbol_id id, call_path path, Body &body, Corrupt &corrupt) {
+  (void)cfg(); // the first API call of the process reads the configuration
+  if (g_fault_gate.load(std::memory_order_acquire) != 2)
+    return body();
+  const fault_outcome outcome = apply_faults(id, path);
+  if (outcome.fail)
+    return outcome.code;
+  if (!outcome.corrupt)
+    return body();
+  set_corrupt_requested(true);
+  const CUresult result = body();
+  set_corrupt_requested(false);
+  if (result == CUDA_SUCCESS)
+    corrupt();
+  return result;
+}
+
+template <call_path Path, class Body, class Corrupt>
+inline CUresult gate(symbol_id id, Body &&body, Corrupt &&corrupt) {
+  if (__builtin_expect(g_fault_gate.load(std::memory_order_relaxed) != 1, 0))
+    return gate_slow(id, Path, body, corrupt);
+  return body();
+}
+
+} // namespace cuparity::sim
+
+#define CUPARITY_SIM_API(sym, params, args, corrupt_expr)                                          \
+  namespace cuparity::sim::body {                                                                  \
+  static CUresult sym params;                                                                      \
+  }                                                                                                \
+  extern "C" CUresult CUDAAPI sym params {                                                         \
+    return ::cuparity::sim::gate<::cuparity::sim::call_path::dlsym>(                               \
+        ::cuparity::sim::symbol_id::sym, [&]() { return ::cuparity::sim::body::sym args; },        \
+        [&]() {                                                                                    \
+          using ::cuparity::sim::bump;                                                             \
+          corrupt_expr;                                                                            \
+        });                                                                                        \
+  }                                                                                                \
+  namespace cuparity::sim::twin {                                                                  \
+  CUresult sym params {                                                                            \
+    return ::cuparity::sim::gate<::cuparity::sim::call_path::proc>(                                \
+        ::cuparity::sim::symbol_id::sym, [&]() { return ::cuparity::sim::body::sym args; },        \
+        [&]() {                                                                                    \
+          using ::cuparity::sim::bump;                                                             \
+          corrupt_expr;                                                                            \
+        });                                                                                        \
+  }                                                                                                \
+  }                                                                                                \
+  CUresult cuparity::sim::body::sym params

@@ -1,0 +1,321 @@
+// Internal interface of the simulated CUDA driver: the state model shared by all its source files.
+#pragma once
+
+// The real driver is built with __CUDA_API_VERSION_INTERNAL: cuda.h then declares every versioned
+// symbol (bare 1-ABI names, _v2, _ptds, _ptsz) with its exact signature instead of renaming the
+// base names, so each definition in this library is checked against NVIDIA's declaration.
+#define __CUDA_API_VERSION_INTERNAL 1
+// Everything cuda.h declares is part of the exported API; the rest of the library stays hidden
+// (-fvisibility=hidden), and a linker version script trims the export list further.
+#pragma GCC visibility push(default)
+#include <cuda.h>
+#include <cudaProfiler.h>
+#pragma GCC visibility pop
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace cuparity::sim {
+
+// ---- exported symbols (symbols.inl is the single list)
+enum class symbol_id : std::uint16_t {
+#define CUPARITY_SIM_SYMBOL(sym) sym,
+#include "symbols.inl"
+#undef CUPARITY_SIM_SYMBOL
+  count_
+};
+inline constexpr std::size_t symbol_count = static_cast<std::size_t>(symbol_id::count_);
+std::string_view symbol_name(symbol_id id);
+// Looks an exported symbol up by name; false when the library does not define it.
+bool find_symbol(std::string_view name, symbol_id &out);
+
+// ---- configuration (config.cpp), read once at the first API call
+enum class call_path : std::uint8_t { any, dlsym, proc };
+
+struct fault_spec {
+  symbol_id symbol{};
+  enum class kind : std::uint8_t { error, delay_ns, corrupt } what{};
+  std::int64_t value = 0;
+  call_path path = call_path::any;
+};
+
+struct config {
+  int driver_version = 0;
+  int device_count = 1;
+  std::uint64_t total_mem = 0;
+  std::set<std::string, std::less<>> hidden;
+  std::vector<fault_spec> faults;
+};
+
+// The configuration; the first call reads the environment (and warns about malformed values).
+const config &cfg();
+// Writes one warning line to stderr, prefixed so the harness can recognise it.
+void warn(const std::string &message);
+
+// ---- faults (faults.cpp)
+// 0: configuration not read yet; 1: read, no fault configured; 2: read, faults configured.
+// Every exported function tests `!= 1` once, so the no-fault hot path is one predictable branch.
+extern std::atomic<int> g_fault_gate;
+struct fault_outcome {
+  bool fail = false;
+  CUresult code = CUDA_SUCCESS;
+  bool corrupt = false;
+};
+fault_outcome apply_faults(symbol_id id, call_path path);
+// True when a `proc` fault is configured for this symbol (cuGetProcAddress then hands out its
+// twin).
+bool has_proc_fault(symbol_id id);
+// Set while the body of a call with an active `corrupt` fault runs. Bodies that write device data
+// (copies, memsets, kernels) capture it into the queued operation, which perturbs its output.
+bool corrupt_requested();
+void set_corrupt_requested(bool on);
+
+// ---- errors (errors.cpp)
+const char *error_name(CUresult code);   // nullptr when unknown
+const char *error_string(CUresult code); // nullptr when unknown
+
+// ---- init and devices (state.cpp, device.cpp)
+bool initialized();
+// CUDA_ERROR_NOT_INITIALIZED before a successful cuInit.
+inline CUresult check_init() {
+  return initialized() ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
+}
+int device_count();
+bool valid_device(CUdevice dev);
+std::uint64_t device_total_mem();
+// Device memory accounting, so cuMemGetInfo and CUDA_ERROR_OUT_OF_MEMORY behave.
+bool reserve_device_mem(int device, std::size_t bytes);
+void release_device_mem(int device, std::size_t bytes);
+std::uint64_t device_used_mem(int device);
+
+// ---- contexts (state.cpp, context.cpp)
+struct stream;
+struct module;
+
+struct context {
+  int device = 0;
+  unsigned flags = 0;
+  bool primary = false;
+  // alive: usable; destroyed: cuCtxDestroy'd (stale handles and stacks still point here);
+  // inactive: a primary context whose refcount dropped to 0 or which was reset.
+  enum class life : int { alive, destroyed, inactive };
+  std::atomic<life> state{life::alive};
+  int primary_refcount = 0; // guarded by g_state_mutex
+  // Streams of this context; guarded by the scheduler mutex (streams.cpp).
+  std::shared_ptr<stream> legacy;
+  std::unordered_map<std::thread::id, std::shared_ptr<stream>> per_thread;
+  std::vector<std::shared_ptr<stream>> streams;
+  std::set<int> peers; // guarded by g_state_mutex
+  // Bumped whenever the context loses its streams, so per-thread caches notice.
+  std::atomic<std::uint64_t> epoch{0};
+};
+
+extern std::mutex g_state_mutex;
+CUcontext to_handle(context *c);
+// The context behind a handle, or nullptr when the handle never named a context.
+context *from_handle(CUcontext h);
+// The context current on this thread: CUDA_ERROR_INVALID_CONTEXT when there is none (or a
+// released primary), CUDA_ERROR_CONTEXT_IS_DESTROYED when it was destroyed meanwhile.
+CUresult current_context(context *&out);
+// A usable context for an explicit handle (CUDA_ERROR_INVALID_CONTEXT otherwise).
+CUresult checked_context(CUcontext h, context *&out);
+context *new_context(int device, unsigned flags, bool primary);
+// The primary context object of a device (one per device for the life of the process).
+context *primary_context(int device);
+// Releases everything a context owns: waits for its work, stops its streams, frees its memory and
+// modules. Used by cuCtxDestroy and when a primary context is released for the last time or reset.
+void teardown_context(context *c);
+// Per-thread context stack (context.cpp).
+std::vector<context *> &thread_stack();
+
+// ---- streams and events (streams.cpp, events.cpp)
+enum class null_stream : std::uint8_t { legacy, per_thread };
+
+struct event_state;
+
+struct dependency {
+  std::shared_ptr<stream> on_stream; // satisfied when on_stream->completed >= seq
+  std::uint64_t seq = 0;
+  std::shared_ptr<event_state> on_event; // satisfied when the event reached generation `seq`
+};
+
+struct stream_op {
+  std::function<void()> run;
+  std::vector<dependency> deps;
+};
+
+struct stream {
+  enum class kind : std::uint8_t { created, legacy, per_thread } what = kind::created;
+  context *ctx = nullptr;
+  unsigned flags = 0;
+  int priority = 0;
+  // All below guarded by the scheduler mutex.
+  std::deque<stream_op> queue;
+  std::uint64_t enqueued = 0;
+  std::uint64_t completed = 0;
+  bool destroyed = false;
+  bool worker_started = false;
+  bool blocking() const { return what != kind::created || (flags & CU_STREAM_NON_BLOCKING) == 0; }
+};
+
+struct event_state {
+  unsigned flags = 0;
+  context *ctx = nullptr;
+  // Generation counters; they point into shared memory for interprocess events.
+  std::atomic<std::uint64_t> *recorded = nullptr;
+  std::atomic<std::uint64_t> *completed = nullptr;
+  std::atomic<std::uint64_t> local_recorded{0};
+  std::atomic<std::uint64_t> local_completed{0};
+  std::atomic<std::int64_t> completed_at_ns{0}; // steady_clock time of the latest completion
+  bool external = false;                        // counters live in shared memory: poll them
+  std::string shm_name;                         // interprocess backing object, if any
+  bool owns_shm = false;
+  void *shm_map = nullptr;
+  ~event_state();
+};
+
+// Resolves a stream handle (0, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD or a created stream).
+// `mode` says what 0 means for the calling symbol (plain: legacy; _ptds/_ptsz: per-thread).
+CUresult resolve_stream(CUstream h, null_stream mode, std::shared_ptr<stream> &out);
+// Queues an operation in stream order (adding the legacy-stream dependencies); returns its seq.
+std::uint64_t enqueue(const std::shared_ptr<stream> &s, std::function<void()> run,
+                      std::vector<dependency> extra = {});
+// Runs `run` in stream order and waits for it: how synchronous copies and memsets work. When the
+// stream (and, for the legacy stream, every blocking stream) is idle it runs on the caller.
+void run_synchronously(const std::shared_ptr<stream> &s, const std::function<void()> &run);
+void wait_stream(const std::shared_ptr<stream> &s);
+bool stream_idle(const std::shared_ptr<stream> &s);
+void synchronize_context(context *c);
+// Marks every stream of the context destroyed after its queued work; used by teardown.
+void drop_context_streams(context *c);
+std::shared_ptr<event_state> find_event(CUevent e);
+// Blocks until the event reached generation `gen` (polling when its counters are interprocess).
+void wait_event(const std::shared_ptr<event_state> &e, std::uint64_t gen);
+// Wakes everything waiting on stream progress (after an event completes, for instance).
+void notify_progress();
+std::int64_t now_ns();
+
+// ---- memory (memory.cpp)
+enum class mem_kind : std::uint8_t {
+  device,
+  managed,
+  host_alloc,
+  host_registered,
+  async,
+  ipc,
+  module_global
+};
+
+struct allocation {
+  std::uintptr_t base = 0;
+  std::size_t size = 0;
+  mem_kind kind = mem_kind::device;
+  context *ctx = nullptr;
+  int device = 0;
+  unsigned flags = 0;
+  std::size_t map_len = 0;     // length of the mapping behind it (page rounded)
+  std::string shm_name;        // device allocations: the POSIX shared-memory object
+  int ipc_refcount = 0;        // imported IPC mappings: cuIpcOpenMemHandle count
+  std::string ipc_key;         // imported IPC mappings: exporter name, to reuse the mapping
+  std::uint64_t buffer_id = 0; // CU_POINTER_ATTRIBUTE_BUFFER_ID: unique per allocation
+};
+
+// Finds the allocation containing [ptr, ptr+len): CUDA_ERROR_INVALID_VALUE when there is none.
+CUresult find_allocation(std::uintptr_t ptr, std::size_t len, allocation &out);
+bool lookup_allocation(std::uintptr_t ptr, allocation &out);
+void insert_allocation(allocation a);
+// Finds an allocation starting exactly at `base` with one of the given kinds.
+bool lookup_base(std::uintptr_t base, std::initializer_list<mem_kind> kinds, allocation &out);
+// Updates the IPC import count of the allocation at `base`; returns the new count.
+int adjust_ipc_refcount(std::uintptr_t base, int delta);
+// Bases of imported IPC mappings (guarded by the IPC import mutex in ipc.cpp).
+std::vector<std::uintptr_t> &imported_bases();
+bool erase_allocation(std::uintptr_t base, allocation &out);
+// Frees the allocations a context owns (teardown).
+void free_context_memory(context *c);
+// Backs a device allocation with a shared-memory object (so IPC can map it elsewhere).
+CUresult map_shared(std::size_t size, std::string &name, void *&ptr, std::size_t &map_len);
+void unmap_allocation(const allocation &a);
+// Flips the first byte of a buffer written by an operation with a `corrupt` fault.
+void corrupt_byte(void *p);
+
+// ---- modules and kernels (module.cpp, kernels.cpp)
+void unload_context_modules(context *c);
+struct launch_dims {
+  unsigned grid[3];
+  unsigned block[3];
+  unsigned shared_bytes;
+};
+// A CPU implementation receives a pointer to each argument, as kernelParams has them.
+using kernel_fn = void (*)(const launch_dims &dims, void *const *args);
+struct kernel_desc {
+  const char *name;
+  std::vector<std::size_t> param_sizes;
+  kernel_fn fn;
+  int output_param; // index of the pointer argument the kernel writes first (-1: none)
+};
+const kernel_desc *find_kernel(std::string_view name);
+
+struct function_state {
+  context *ctx = nullptr;
+  const kernel_desc *kernel = nullptr;
+  int max_dynamic_shared = 49152; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+  int carveout = -1;              // CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
+  CUfunc_cache cache = CU_FUNC_CACHE_PREFER_NONE;
+};
+// Fixed per-function figures of the model (documented in module.cpp).
+inline constexpr int sim_num_regs = 32;
+inline constexpr int sim_max_dynamic_shared_optin = 232448;
+inline constexpr int sim_sm_count = 132;
+std::shared_ptr<function_state> find_function(CUfunction f);
+// Resident blocks per SM for a block size and dynamic shared memory (occupancy.cpp).
+int blocks_per_sm(const function_state &f, int block_size, std::size_t dynamic_smem);
+const std::vector<kernel_desc> &kernel_registry();
+
+// Names found in a PTX, cubin or fatbin image.
+struct image_symbols {
+  std::set<std::string, std::less<>> entries;              // kernels (.entry / STT_FUNC)
+  std::map<std::string, std::size_t, std::less<>> globals; // __device__ variables and sizes
+  std::set<std::string, std::less<>> defined_funcs;        // .func / .entry definitions (linker)
+  std::set<std::string, std::less<>> extern_refs;          // .extern .func references (linker)
+};
+enum class image_kind : std::uint8_t { ptx, elf, fatbin, invalid };
+// Determines the kind and byte length of an image given only its address, as cuModuleLoadData.
+image_kind classify_image(const void *image, std::size_t &length);
+image_symbols scan_image(const void *image, std::size_t length, image_kind kind);
+
+// ---- JIT option helpers shared by module loading and the linker (linker.cpp)
+struct jit_logs {
+  char *error_log = nullptr;
+  std::size_t error_size = 0;
+  void **error_size_slot = nullptr; // option value slot to write the used size back into
+  char *info_log = nullptr;
+  std::size_t info_size = 0;
+  void **info_size_slot = nullptr;
+};
+CUresult parse_jit_options(unsigned n, const CUjit_option *options, void **values, jit_logs &out);
+void write_log(char *buffer, std::size_t size, void **size_slot, const std::string &text);
+
+// ---- small helpers
+template <class T> inline void bump(T *p) {
+  if (p != nullptr)
+    *p = static_cast<T>(*p + 1);
+}
+
+} // namespace cuparity::sim

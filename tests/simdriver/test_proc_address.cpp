@@ -1,0 +1,151 @@
+// cuGetProcAddress_v2 semantics and the binding audit: both backends' resolution rules must land
+// on the address the driver itself reports.
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <string>
+
+using namespace cuparity::sim::test;
+
+namespace {
+constexpr cuuint64_t legacy_flag = CU_GET_PROC_ADDRESS_LEGACY_STREAM;
+constexpr cuuint64_t ptds_flag = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
+
+struct entry {
+  const char *base;
+  int abi;
+};
+
+// The harness's entry table, when this checkout has it: every entry must resolve.
+#if __has_include("../../harness/entries.inl")
+#define CUPARITY_ENTRY(base, abi, params) {#base, abi},
+const entry harness_entries[] = {
+#include "../../harness/entries.inl"
+};
+#undef CUPARITY_ENTRY
+#else
+const entry harness_entries[] = {{"cuMemAlloc", 3020}, {"cuStreamSynchronize", 2000}};
+#endif
+
+// Numba's _find_api probing, including its two pins.
+void *probe_internal(const std::string &base, bool ptds) {
+  if (base == "cuCtxGetDevice" || base == "cuCtxSynchronize")
+    return sim().get(base.c_str());
+  const char *with_ptds[] = {"_v2_ptds", "_v2_ptsz", "_ptds", "_ptsz", "_v2", ""};
+  const char *without[] = {"_v2", ""};
+  const auto &suffixes = ptds
+                             ? std::vector<const char *>(std::begin(with_ptds), std::end(with_ptds))
+                             : std::vector<const char *>(std::begin(without), std::end(without));
+  for (const char *suffix : suffixes)
+    if (void *p = sim().get((base + suffix).c_str()))
+      return p;
+  return nullptr;
+}
+
+std::string symbol_at(void *p) {
+  Dl_info info{};
+  return p != nullptr && dladdr(p, &info) && info.dli_sname ? info.dli_sname : "(none)";
+}
+} // namespace
+
+TEST_CASE("per-thread flag picks the _ptsz/_ptds export", "[proc]") {
+  sim();
+  CHECK(proc("cuStreamSynchronize", 2000, ptds_flag) == sim().get("cuStreamSynchronize_ptsz"));
+  CHECK(proc("cuStreamSynchronize", 2000, legacy_flag) == sim().get("cuStreamSynchronize"));
+  CHECK(proc("cuStreamSynchronize", 2000, 0) == sim().get("cuStreamSynchronize"));
+  CHECK(proc("cuMemcpyHtoD", 3020, ptds_flag) == sim().get("cuMemcpyHtoD_v2_ptds"));
+  CHECK(proc("cuMemcpyHtoD", 3020, legacy_flag) == sim().get("cuMemcpyHtoD_v2"));
+  CHECK(proc("cuMemsetD8Async", 3020, ptds_flag) == sim().get("cuMemsetD8Async_ptsz"));
+  CHECK(proc("cuLaunchKernel", 4000, ptds_flag) == sim().get("cuLaunchKernel_ptsz"));
+  CHECK(proc("cuMemPrefetchAsync", 12020, ptds_flag) == sim().get("cuMemPrefetchAsync_v2_ptsz"));
+  CHECK(proc("cuMemPrefetchAsync", 8000, ptds_flag) == sim().get("cuMemPrefetchAsync_ptsz"));
+  // No per-thread variant: the plain export either way.
+  CHECK(proc("cuMemAlloc", 3020, ptds_flag) == sim().get("cuMemAlloc_v2"));
+}
+
+TEST_CASE("the newest ABI not above the requested version wins", "[proc]") {
+  sim();
+  CHECK(proc("cuCtxGetDevice", 2000, legacy_flag) == sim().get("cuCtxGetDevice"));
+  CHECK(proc("cuCtxGetDevice", 12090, legacy_flag) == sim().get("cuCtxGetDevice"));
+  CHECK(proc("cuCtxGetDevice", 13000, legacy_flag) == sim().get("cuCtxGetDevice_v2"));
+  CHECK(proc("cuMemAlloc", 2000, legacy_flag) == sim().get("cuMemAlloc"));
+  CHECK(proc("cuMemAlloc", 3020, legacy_flag) == sim().get("cuMemAlloc_v2"));
+  CHECK(proc("cuMemAlloc", 13000, legacy_flag) == sim().get("cuMemAlloc_v2"));
+  CHECK(proc("cuCtxCreate", 3020, legacy_flag) == sim().get("cuCtxCreate_v2"));
+  CHECK(proc("cuCtxCreate", 11040, legacy_flag) == sim().get("cuCtxCreate_v3"));
+  CHECK(proc("cuCtxCreate", 12050, legacy_flag) == sim().get("cuCtxCreate_v4"));
+  CHECK(proc("cuGetProcAddress", 12000, 0) == sim().get("cuGetProcAddress_v2"));
+  CHECK(proc("cuGetProcAddress", 11030, 0) == sim().get("cuGetProcAddress"));
+}
+
+TEST_CASE("cuGetProcAddress_v2 statuses and errors", "[proc]") {
+  sim();
+  CUdriverProcAddressQueryResult status{};
+  CUresult rc{};
+  CHECK(proc("cuNoSuchFunction", 13000, 0, &status, &rc) == nullptr);
+  CHECK(rc == CUDA_SUCCESS);
+  CHECK(status == CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+  CHECK(proc("cuMemAllocAsync", 11000, 0, &status, &rc) == nullptr);
+  CHECK(rc == CUDA_SUCCESS);
+  CHECK(status == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+  CHECK(proc("cuMemAlloc", 13010, 0, &status, &rc) == nullptr); // newer than the driver
+  CHECK(rc == CUDA_ERROR_INVALID_VALUE);
+  CHECK(proc("cuMemAlloc", 3020, 4, &status, &rc) == nullptr); // unknown flag
+  CHECK(rc == CUDA_ERROR_INVALID_VALUE);
+  CHECK(proc("cuMemAlloc", 3020, legacy_flag, &status, &rc) != nullptr);
+  CHECK(status == CU_GET_PROC_ADDRESS_SUCCESS);
+  // The 4-argument 11.3 form answers the same.
+  void *pfn = nullptr;
+  auto v1 = reinterpret_cast<PFN_cuGetProcAddress_v11030>(sim().get("cuGetProcAddress"));
+  REQUIRE(v1("cuMemAlloc", &pfn, 3020, 0) == CUDA_SUCCESS);
+  CHECK(pfn == sim().get("cuMemAlloc_v2"));
+}
+
+TEST_CASE("binding audit: internal probing and cuGetProcAddress agree on every entry", "[proc]") {
+  sim();
+  for (const entry &e : harness_entries) {
+    for (bool ptds : {false, true}) {
+      INFO(e.base << " abi " << e.abi << (ptds ? " ptds" : " legacy"));
+      void *internal = probe_internal(e.base, ptds);
+      void *nvidia = proc(e.base, e.abi, ptds ? ptds_flag : legacy_flag);
+      REQUIRE(internal != nullptr);
+      CHECK(symbol_at(internal) == symbol_at(nvidia));
+      CHECK(internal == nvidia);
+    }
+  }
+}
+
+TEST_CASE("errors have names and descriptions", "[proc]") {
+  sim();
+  auto name = reinterpret_cast<PFN_cuGetErrorName_v6000>(sim().get("cuGetErrorName"));
+  auto text = reinterpret_cast<PFN_cuGetErrorString_v6000>(sim().get("cuGetErrorString"));
+  const char *s = nullptr;
+  REQUIRE(name(CUDA_ERROR_INVALID_CONTEXT, &s) == CUDA_SUCCESS);
+  CHECK(std::string(s) == "CUDA_ERROR_INVALID_CONTEXT");
+  REQUIRE(name(CUDA_ERROR_NOT_READY, &s) == CUDA_SUCCESS);
+  CHECK(std::string(s) == "CUDA_ERROR_NOT_READY");
+  REQUIRE(text(CUDA_ERROR_OUT_OF_MEMORY, &s) == CUDA_SUCCESS);
+  CHECK(std::strlen(s) > 10);
+  CHECK(name(static_cast<CUresult>(12345), &s) == CUDA_ERROR_INVALID_VALUE);
+}
+
+TEST_CASE("the legacy driver model lacks the newer entry points", "[proc][legacy]") {
+  REQUIRE(legacy().loaded());
+  CHECK(legacy().get("cuGetProcAddress_v2") == nullptr);
+  CHECK(legacy().get("cuGetProcAddress") == nullptr);
+  CHECK(legacy().get("cuMemAllocAsync") == nullptr);
+  CHECK(legacy().get("cuMemFreeAsync_ptsz") == nullptr);
+  CHECK(legacy().get("cuLaunchHostFunc") == nullptr);
+  CHECK(legacy().get("cuCtxGetDevice_v2") == nullptr);
+  CHECK(legacy().get("cuCtxSynchronize_v2") == nullptr);
+  CHECK(legacy().get("cuCtxGetDevice") != nullptr);
+  CHECK(legacy().get("cuMemAlloc_v2") != nullptr);
+  CHECK(std::string(static_cast<const char *>(legacy().get("cuparity_simulated_driver")))
+            .find("cuparity simdriver") == 0);
+  int version = 0;
+  auto get_version =
+      reinterpret_cast<PFN_cuDriverGetVersion_v2020>(legacy().get("cuDriverGetVersion"));
+  REQUIRE(get_version(&version) == CUDA_SUCCESS);
+  CHECK(version == 11000);
+}
