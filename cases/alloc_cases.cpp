@@ -1,0 +1,253 @@
+// Suite `alloc`: device, pinned, managed and stream-ordered memory, copies, and documented errors.
+#include "cases/support.hpp"
+#include "harness/case_registry.hpp"
+
+#include <cstring>
+#include <vector>
+
+namespace cuparity::cases {
+namespace {
+
+template <class F> int code_of(F &&call) { return static_cast<int>(call()); }
+
+void sizes_pattern(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  for (std::size_t size : {std::size_t{1}, std::size_t{4096}, std::size_t{1} << 20,
+                           std::size_t{256} << 20}) {
+    device_buffer buf(d, size);
+    d.cuMemsetD8(buf.get(), 0xA5, size);
+    // Write a marker at both ends so an allocation shorter than asked shows.
+    unsigned char ends[2] = {0x11, 0x7E};
+    d.cuMemcpyHtoD(buf.get(), &ends[0], 1);
+    if (size > 1)
+      d.cuMemcpyHtoD(buf.get() + size - 1, &ends[1], 1);
+    std::vector<unsigned char> host(size);
+    d.cuMemcpyDtoH(host.data(), buf.get(), size);
+    ctx.observe("checksum." + std::to_string(size), checksum(host.data(), size));
+    std::size_t wrong = 0;
+    for (std::size_t i = 1; i + 1 < size; ++i)
+      wrong += host[i] != 0xA5;
+    ctx.expect(wrong == 0 && host[0] == 0x11 && (size == 1 || host[size - 1] == 0x7E),
+               std::to_string(wrong) + " bytes wrong in " + std::to_string(size) + " bytes");
+  }
+}
+
+void errors_zero(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  CUdeviceptr p = 0;
+  ctx.observe("alloc_zero", code_of([&] { return d.cuMemAlloc.raw(&p, 0); }));
+  device_buffer still(d, 64); // the context stays usable
+  d.cuMemsetD8(still.get(), 1, 64);
+}
+
+void errors_absurd(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  CUdeviceptr p = 0;
+  ctx.observe("alloc_2_pow_60", code_of([&] { return d.cuMemAlloc.raw(&p, std::size_t{1} << 60); }));
+  device_buffer still(d, 64);
+  d.cuMemsetD8(still.get(), 1, 64);
+  d.cuCtxSynchronize();
+}
+
+void info_drop(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  constexpr std::size_t size = std::size_t{512} << 20;
+  // Other cells may allocate or free concurrently: an attempt where the drop reached the size
+  // is proof enough; five attempts without one is a failure.
+  bool seen = false;
+  std::size_t total = 0;
+  for (int attempt = 0; attempt < 5 && !seen; ++attempt) {
+    std::size_t before = 0, after = 0;
+    d.cuMemGetInfo(&before, &total);
+    device_buffer buf(d, size);
+    d.cuMemGetInfo(&after, &total);
+    seen = before >= after && before - after >= size;
+  }
+  ctx.observe("free_drops_by_at_least_size", seen);
+  ctx.expect(seen, "cuMemGetInfo's free memory did not drop by 512 MiB in 5 attempts");
+  std::size_t total_attr = 0;
+  d.cuDeviceTotalMem(&total_attr, pc.device());
+  ctx.expect(total == total_attr, "cuMemGetInfo total equals cuDeviceTotalMem");
+}
+
+void host_pinned_async(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  constexpr std::size_t n = 1 << 20;
+  void *src = nullptr, *dst = nullptr;
+  d.cuMemHostAlloc(&src, n, CU_MEMHOSTALLOC_PORTABLE);
+  d.cuMemHostAlloc(&dst, n, 0);
+  unsigned int flags = 0;
+  d.cuMemHostGetFlags(&flags, src);
+  ctx.observe("host_alloc_flags", static_cast<int>(flags));
+  auto *in = static_cast<unsigned char *>(src);
+  auto *out = static_cast<unsigned char *>(dst);
+  for (std::size_t i = 0; i < n; ++i)
+    in[i] = static_cast<unsigned char>(i * 7);
+  std::memset(out, 0xFF, n);
+  device_buffer buf(d, n);
+  stream s(d, CU_STREAM_NON_BLOCKING);
+  // Neither host buffer may be touched until the stream is synchronised: the copies read and
+  // write them asynchronously.
+  d.cuMemcpyHtoDAsync(buf.get(), src, n, s.get());
+  d.cuMemsetD8Async(buf.get(), 0, 16, s.get());
+  d.cuMemcpyDtoHAsync(dst, buf.get(), n, s.get());
+  d.cuStreamSynchronize(s.get());
+  std::vector<unsigned char> want(n);
+  for (std::size_t i = 0; i < n; ++i)
+    want[i] = i < 16 ? 0 : static_cast<unsigned char>(i * 7);
+  ctx.expect(std::memcmp(out, want.data(), n) == 0, "async round trip through pinned memory");
+  ctx.observe("round_trip_checksum", checksum(out, n));
+  d.cuMemFreeHost(src);
+  d.cuMemFreeHost(dst);
+
+  // Registered (pageable, then pinned in place) memory and its device pointer.
+  std::vector<unsigned int> reg(4096, 0);
+  d.cuMemHostRegister(reg.data(), reg.size() * sizeof(unsigned int), CU_MEMHOSTREGISTER_DEVICEMAP);
+  CUdeviceptr mapped = 0;
+  d.cuMemHostGetDevicePointer(&mapped, reg.data(), 0);
+  d.cuMemsetD32(mapped, 0x12345678u, reg.size());
+  d.cuCtxSynchronize();
+  bool ok = true;
+  for (auto v : reg)
+    ok = ok && v == 0x12345678u;
+  ctx.expect(ok, "a memset through the mapped device pointer reaches registered host memory");
+  d.cuMemHostUnregister(reg.data());
+  ctx.observe("registered_mapped_memset", ok);
+}
+
+void managed_small(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  int supported = 0;
+  d.cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, pc.device());
+  if (!supported)
+    ctx.not_supported("CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY is 0");
+  constexpr std::size_t count = 1024;
+  CUdeviceptr p = 0;
+  d.cuMemAllocManaged(&p, count * sizeof(unsigned int), CU_MEM_ATTACH_GLOBAL);
+  auto *host = reinterpret_cast<unsigned int *>(p);
+  for (std::size_t i = 0; i < count; ++i)
+    host[i] = static_cast<unsigned int>(i);
+  CUmemLocation loc{};
+  loc.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  loc.id = pc.device();
+  d.cuMemAdvise(p, count * sizeof(unsigned int), CU_MEM_ADVISE_SET_PREFERRED_LOCATION, loc);
+  d.cuMemPrefetchAsync(p, count * sizeof(unsigned int), loc, 0, nullptr);
+  module m(d, "basic.cubin");
+  unsigned int add = 5;
+  unsigned long long n = count;
+  launch(d, m.function("cuparity_add_u32"), {4}, {256}, 0, nullptr, {&p, &add, &n});
+  d.cuCtxSynchronize();
+  bool ok = true;
+  for (std::size_t i = 0; i < count; ++i)
+    ok = ok && host[i] == i + 5;
+  ctx.expect(ok, "host reads the kernel's writes to managed memory");
+  unsigned int is_managed = 0;
+  d.cuPointerGetAttribute(&is_managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, p);
+  ctx.observe("is_managed", static_cast<int>(is_managed));
+  ctx.observe("checksum", checksum(host, count * sizeof(unsigned int)));
+  d.cuMemFree(p);
+}
+
+void async_stream_ordered(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  int pools = 0;
+  d.cuDeviceGetAttribute(&pools, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, pc.device());
+  if (!pools)
+    ctx.not_supported("CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED is 0");
+  stream s(d, CU_STREAM_NON_BLOCKING);
+  constexpr std::size_t n = 1 << 16;
+  CUdeviceptr p = 0;
+  d.cuMemAllocAsync(&p, n, s.get());
+  d.cuMemsetD8Async(p, 0x3C, n, s.get());
+  std::vector<unsigned char> host(n);
+  d.cuMemcpyDtoHAsync(host.data(), p, n, s.get());
+  d.cuMemFreeAsync(p, s.get());
+  d.cuStreamSynchronize(s.get());
+  std::size_t wrong = 0;
+  for (auto b : host)
+    wrong += b != 0x3C;
+  ctx.expect(wrong == 0, std::to_string(wrong) + " bytes wrong after a stream-ordered alloc");
+  ctx.observe("checksum", checksum(host.data(), n));
+}
+
+void copy_dtod(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  constexpr std::size_t n = 1 << 20;
+  std::vector<unsigned char> src(n);
+  for (std::size_t i = 0; i < n; ++i)
+    src[i] = static_cast<unsigned char>((i * 131) ^ (i >> 8));
+  device_buffer a(d, n), b(d, n), c(d, n);
+  d.cuMemcpyHtoD(a.get(), src.data(), n);
+  d.cuMemcpyDtoD(b.get(), a.get(), n);
+  stream s(d);
+  d.cuMemcpyDtoDAsync(c.get(), b.get(), n, s.get());
+  d.cuStreamSynchronize(s.get());
+  std::vector<unsigned char> out(n);
+  d.cuMemcpyDtoH(out.data(), c.get(), n);
+  ctx.expect(out == src, "device-to-device copies keep the data");
+  ctx.observe("checksum", checksum(out.data(), n));
+}
+
+void range_interior(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  device_buffer buf(d, 10000);
+  CUdeviceptr base = 0;
+  std::size_t size = 0;
+  d.cuMemGetAddressRange(&base, &size, buf.get() + 1234);
+  ctx.expect(base == buf.get(), "the base of an interior pointer is the allocation");
+  ctx.expect(size >= 10000, "the range covers the allocation");
+  ctx.observe("base_is_allocation", base == buf.get());
+  ctx.observe("size_at_least_requested", size >= 10000);
+  unsigned int type = 0;
+  d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, buf.get() + 1234);
+  ctx.observe("memory_type", static_cast<int>(type));
+  int ordinal = -1;
+  d.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, buf.get());
+  ctx.observe("device_ordinal", ordinal);
+}
+
+void free_invalid(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  device_buffer buf(d, 4096);
+  ctx.observe("free_interior", code_of([&] { return d.cuMemFree.raw(buf.get() + 8); }));
+  CUdeviceptr p = 0;
+  d.cuMemAlloc(&p, 4096);
+  d.cuMemFree(p);
+  ctx.observe("free_twice", code_of([&] { return d.cuMemFree.raw(p); }));
+  d.cuMemsetD8(buf.get(), 0, 4096); // still usable
+}
+
+} // namespace
+
+CUPARITY_CASE_FILE(register_alloc_cases) {
+  registry.add({"alloc.sizes.pattern", "1 B to 256 MiB: memset pattern, end markers, checksum",
+                sizes_pattern});
+  registry.add({"alloc.errors.zero", "a zero-size allocation is refused; the context stays usable",
+                errors_zero});
+  registry.add({"alloc.errors.absurd", "an absurd size is refused; the context stays usable",
+                errors_absurd});
+  registry.add({"alloc.info.drop", "cuMemGetInfo's free memory drops by at least the size",
+                info_drop});
+  registry.add({"alloc.host.pinned_async", "pinned and registered host memory, async copies",
+                host_pinned_async});
+  registry.add({"alloc.managed.small", "managed memory written by host and kernel", managed_small});
+  registry.add({"alloc.async.stream_ordered", "cuMemAllocAsync/FreeAsync in stream order",
+                async_stream_ordered});
+  registry.add({"alloc.copy.dtod", "device-to-device copies, sync and async", copy_dtod});
+  registry.add({"alloc.range.interior", "address range and attributes of an interior pointer",
+                range_interior});
+  registry.add({"alloc.errors.free_invalid", "freeing an interior or freed pointer is refused",
+                free_invalid});
+}
+
+} // namespace cuparity::cases

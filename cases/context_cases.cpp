@@ -1,0 +1,236 @@
+// Suite `context`: init and device facts, primary context, create/push/pop/destroy, the current
+// context per thread, and many contexts without leaks.
+#include "cases/support.hpp"
+#include "harness/case_registry.hpp"
+#include "harness/driver_error.hpp"
+
+#include <regex>
+#include <thread>
+
+namespace cuparity::cases {
+namespace {
+
+/// The code a call returns, for observing documented errors without throwing.
+template <class F> int code_of(F &&call) { return static_cast<int>(call()); }
+
+void init_facts(case_context &ctx) {
+  driver &d = ctx.drv();
+  int version = 0;
+  d.cuDriverGetVersion(&version);
+  ctx.expect(version >= 11000, "driver version " + std::to_string(version) + " is implausible");
+  d.cuInit(0);
+  ctx.expect(d.cuInit.raw(1) == CUDA_ERROR_INVALID_VALUE, "cuInit(1): flags must be 0");
+  int count = 0;
+  d.cuDeviceGetCount(&count);
+  ctx.expect(count >= 1, "no devices");
+  ctx.observe("driver_version", version);
+  ctx.observe("device_count", count);
+  CUdevice dev = 0;
+  d.cuDeviceGet(&dev, 0);
+  char name[256] = {};
+  d.cuDeviceGetName(name, sizeof name, dev);
+  ctx.observe("name", std::string(name));
+  ctx.observe("compute_capability", compute_capability(d, dev));
+  int major_legacy = 0, minor_legacy = 0;
+  d.cuDeviceComputeCapability(&major_legacy, &minor_legacy, dev);
+  ctx.expect(std::to_string(major_legacy) + "." + std::to_string(minor_legacy) ==
+                 compute_capability(d, dev),
+             "cuDeviceComputeCapability disagrees with the attributes");
+  std::size_t total = 0;
+  d.cuDeviceTotalMem(&total, dev);
+  ctx.expect(total > (1u << 30), "total memory below 1 GiB");
+  ctx.observe("total_memory", total);
+  CUuuid uuid{};
+  d.cuDeviceGetUuid(&uuid, dev);
+  bool all_zero = true;
+  for (char b : uuid.bytes)
+    all_zero = all_zero && b == 0;
+  ctx.expect(!all_zero, "cuDeviceGetUuid gave an all-zero UUID");
+  ctx.observe("uuid_checksum", checksum(uuid.bytes, sizeof uuid.bytes));
+  int sms = 0;
+  d.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+  ctx.observe("multiprocessors", sms);
+  ctx.observe("bad_ordinal", code_of([&] {
+                CUdevice x;
+                return d.cuDeviceGet.raw(&x, count);
+              }));
+}
+
+void primary_lifecycle(case_context &ctx) {
+  driver &d = ctx.drv();
+  d.cuInit(0);
+  CUdevice dev = 0;
+  d.cuDeviceGet(&dev, 0);
+  CUcontext a = nullptr, b = nullptr;
+  d.cuDevicePrimaryCtxRetain(&a, dev);
+  d.cuDevicePrimaryCtxRetain(&b, dev);
+  ctx.expect(a && a == b, "two retains give the same primary context");
+  unsigned int flags = 0;
+  int active = 0;
+  d.cuDevicePrimaryCtxGetState(dev, &flags, &active);
+  ctx.observe("active_after_retain", active);
+  // Flags can change while the context is active since CUDA 11 (the _v2 behaviour).
+  d.cuDevicePrimaryCtxSetFlags(dev, CU_CTX_SCHED_BLOCKING_SYNC);
+  d.cuDevicePrimaryCtxGetState(dev, &flags, &active);
+  ctx.observe("flags_after_set", static_cast<int>(flags & CU_CTX_SCHED_MASK));
+  d.cuDevicePrimaryCtxSetFlags(dev, CU_CTX_SCHED_AUTO);
+  d.cuDevicePrimaryCtxRelease(dev);
+  d.cuDevicePrimaryCtxRelease(dev);
+  // The cell process keeps its own retain, so the context stays active after ours are gone.
+  d.cuDevicePrimaryCtxGetState(dev, &flags, &active);
+  ctx.observe("active_after_release", active);
+  ctx.observe("release_bad_device", code_of([&] { return d.cuDevicePrimaryCtxRelease.raw(-1); }));
+}
+
+void primary_reset(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  CUdeviceptr p = 0;
+  d.cuMemAlloc(&p, 1 << 20);
+  d.cuDevicePrimaryCtxReset(pc.device());
+  // Reset destroys every allocation of the primary context; it is usable again afterwards.
+  CUdeviceptr base = 0;
+  std::size_t size = 0;
+  int after = code_of([&] { return d.cuMemGetAddressRange.raw(&base, &size, p); });
+  ctx.observe("old_allocation_after_reset", after == CUDA_SUCCESS ? "valid" : "gone");
+  CUcontext again = nullptr;
+  d.cuDevicePrimaryCtxRetain(&again, pc.device());
+  d.cuCtxSetCurrent(again);
+  CUdeviceptr q = 0;
+  d.cuMemAlloc(&q, 4096);
+  d.cuMemFree(q);
+  d.cuDevicePrimaryCtxRelease(pc.device());
+}
+
+void create_lifecycle(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  CUcontext created = nullptr;
+  // cuCtxCreate here is the 3-argument cuCtxCreate_v2 (ABI 3020), what Numba's probing binds.
+  d.cuCtxCreate(&created, 0, pc.device());
+  CUcontext cur = nullptr;
+  d.cuCtxGetCurrent(&cur);
+  ctx.expect(cur == created, "cuCtxCreate makes the new context current");
+  d.cuCtxPushCurrent(pc.get());
+  d.cuCtxGetCurrent(&cur);
+  ctx.expect(cur == pc.get(), "push makes the pushed context current");
+  CUcontext popped = nullptr;
+  d.cuCtxPopCurrent(&popped);
+  ctx.expect(popped == pc.get(), "pop returns what was pushed");
+  d.cuCtxGetCurrent(&cur);
+  ctx.expect(cur == created, "pop restores the context below");
+  d.cuCtxPopCurrent(&popped);
+  ctx.expect(popped == created, "the created context was on the stack above the primary");
+  d.cuCtxGetCurrent(&cur);
+  ctx.expect(cur == pc.get(), "the primary is current again");
+  d.cuCtxDestroy(created);
+  ctx.observe("destroy_twice", code_of([&] { return d.cuCtxDestroy.raw(created); }) != 0);
+  ctx.observe("push_null", code_of([&] { return d.cuCtxPushCurrent.raw(nullptr); }));
+}
+
+void current_none(case_context &ctx) {
+  driver &d = ctx.drv();
+  d.cuInit(0);
+  CUcontext cur = reinterpret_cast<CUcontext>(0x1);
+  d.cuCtxGetCurrent(&cur);
+  ctx.expect(cur == nullptr, "no context should be current between cases");
+  ctx.observe("get_current", "null");
+  ctx.observe("synchronize", code_of([&] { return d.cuCtxSynchronize.raw(); }));
+  CUdeviceptr p = 0;
+  ctx.observe("mem_alloc", code_of([&] { return d.cuMemAlloc.raw(&p, 64); }));
+  CUdevice dev = 0;
+  ctx.observe("get_device", code_of([&] { return d.cuCtxGetDevice.raw(&dev); }));
+  CUcontext popped = nullptr;
+  ctx.observe("pop", code_of([&] { return d.cuCtxPopCurrent.raw(&popped); }));
+}
+
+/// cuCtxGetDevice must be the bare (pinned) symbol: CUDA 13's cuCtxGetDevice_v2 takes a second
+/// argument, and calling it with one would read garbage for the context.
+void current_device(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  CUcontext created = nullptr;
+  d.cuCtxCreate(&created, 0, pc.device());
+  CUdevice dev = -1;
+  d.cuCtxGetDevice(&dev);
+  ctx.observe("device_of_created", static_cast<int>(dev));
+  ctx.expect(dev == pc.device(), "cuCtxGetDevice names the pushed context's device");
+  CUcontext popped = nullptr;
+  d.cuCtxPopCurrent(&popped);
+  d.cuCtxDestroy(created);
+  d.cuCtxSynchronize(); // pinned too: synchronises the current (primary) context
+}
+
+void current_per_thread(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  CUcontext seen_in_thread = reinterpret_cast<CUcontext>(0x1);
+  CUresult thread_rc = CUDA_SUCCESS;
+  std::thread t([&] { thread_rc = d.cuCtxGetCurrent.raw(&seen_in_thread); });
+  t.join();
+  ctx.expect(thread_rc == CUDA_SUCCESS, "cuCtxGetCurrent in a new thread");
+  ctx.expect(seen_in_thread == nullptr, "a new host thread has no current context");
+  CUcontext other = nullptr;
+  std::thread t2([&] {
+    (void)d.cuCtxSetCurrent.raw(pc.get());
+    (void)d.cuCtxGetCurrent.raw(&other);
+    (void)d.cuCtxSetCurrent.raw(nullptr);
+  });
+  t2.join();
+  CUcontext mine = nullptr;
+  d.cuCtxGetCurrent(&mine);
+  ctx.expect(other == pc.get() && mine == pc.get(), "each thread has its own current context");
+  ctx.observe("new_thread_current", "null");
+}
+
+void create_many(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  std::size_t free_before = 0, total = 0, free_after = 0;
+  // One create/destroy first: the driver sets up per-process state on the first extra context.
+  CUcontext c = nullptr;
+  d.cuCtxCreate(&c, 0, pc.device());
+  d.cuCtxDestroy(c);
+  d.cuCtxSetCurrent(pc.get());
+  d.cuMemGetInfo(&free_before, &total);
+  constexpr int rounds = 8;
+  for (int i = 0; i < rounds; ++i) {
+    d.cuCtxCreate(&c, 0, pc.device());
+    CUdeviceptr p = 0;
+    d.cuMemAlloc(&p, 1 << 20);
+    d.cuMemFree(p);
+    d.cuCtxDestroy(c);
+  }
+  d.cuCtxSetCurrent(pc.get());
+  d.cuMemGetInfo(&free_after, &total);
+  // Other cells may allocate concurrently; 256 MiB of slack still catches a per-context leak of
+  // 32 MiB or more (contexts reserve far more than that each).
+  const long long lost = static_cast<long long>(free_before) - static_cast<long long>(free_after);
+  ctx.expect(lost < (256LL << 20), std::to_string(rounds) + " create/destroy rounds lost " +
+                                       std::to_string(lost >> 20) + " MiB");
+  ctx.observe("rounds", rounds);
+}
+
+} // namespace
+
+CUPARITY_CASE_FILE(register_context_cases) {
+  registry.add({"context.init.facts", "driver version, devices, name, CC, UUID, memory",
+                init_facts});
+  registry.add({"context.primary.lifecycle", "primary context retain/state/flags/release",
+                primary_lifecycle});
+  registry.add({"context.primary.reset", "reset destroys allocations; the context is usable after",
+                primary_reset});
+  registry.add({"context.create.lifecycle", "create/push/pop/destroy keep the stack in order",
+                create_lifecycle});
+  registry.add({"context.current.none",
+                "no current context: null, and INVALID_CONTEXT from calls needing one",
+                current_none});
+  registry.add({"context.current.device", "cuCtxGetDevice (pinned) under a pushed context",
+                current_device});
+  registry.add({"context.current.per_thread", "the current context is per host thread",
+                current_per_thread});
+  registry.add({"context.create.many", "create/destroy many contexts without leaking memory",
+                create_many});
+}
+
+} // namespace cuparity::cases

@@ -1,0 +1,265 @@
+// Suite `ipc`: memory and event handles shared with a child process (fork+exec of this binary,
+// never a bare fork: CUDA does not support a forked child without exec).
+//
+// cuIpcOpenMemHandle takes the 64-byte CUipcMemHandle *by value*. Numba's ctypes table typed it
+// as an array, which ctypes passes as a pointer, and needed a C shim (_extras.c) to fix the ABI;
+// our entry is static_asserted against PFN_cuIpcOpenMemHandle_v11000, so both backends pass it by
+// value the same way.
+#include "cases/support.hpp"
+#include "harness/case_registry.hpp"
+#include "harness/helper_registry.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace cuparity::cases {
+namespace {
+
+template <class F> int code_of(F &&call) { return static_cast<int>(call()); }
+
+template <class Handle> std::string to_hex(const Handle &h) {
+  static_assert(sizeof(Handle) == 64);
+  const auto *b = reinterpret_cast<const unsigned char *>(&h);
+  std::string s;
+  char buf[3];
+  for (std::size_t i = 0; i < sizeof(Handle); ++i) {
+    std::snprintf(buf, sizeof buf, "%02x", b[i]);
+    s += buf;
+  }
+  return s;
+}
+
+template <class Handle> bool from_hex(const std::string &s, Handle &h) {
+  if (s.size() != 2 * sizeof(Handle))
+    return false;
+  auto *b = reinterpret_cast<unsigned char *>(&h);
+  for (std::size_t i = 0; i < sizeof(Handle); ++i)
+    b[i] = static_cast<unsigned char>(std::stoul(s.substr(2 * i, 2), nullptr, 16));
+  return true;
+}
+
+unsigned char pattern(std::size_t i, unsigned seed) {
+  return static_cast<unsigned char>((i * 2654435761u + seed) >> 11);
+}
+
+/// Child: open a memory handle (on device `ordinal`), check `size` bytes at `offset` against
+/// pattern `seed`, write pattern `seed + 1` there, close. Prints what it saw; exit 0 = all good.
+int helper_mem_check_write(driver &d, const std::vector<std::string> &args) {
+  if (args.size() != 5) {
+    std::fprintf(stderr, "usage: ipc.mem.check_write HANDLE OFFSET SIZE SEED ORDINAL\n");
+    return 2;
+  }
+  CUipcMemHandle handle{};
+  if (!from_hex(args[0], handle))
+    return 2;
+  const std::size_t offset = std::stoull(args[1]), size = std::stoull(args[2]);
+  const unsigned seed = static_cast<unsigned>(std::stoul(args[3]));
+  primary_context pc(d, std::stoi(args[4]));
+  CUdeviceptr base = 0;
+  d.cuIpcOpenMemHandle(&base, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+  std::vector<unsigned char> host(size);
+  d.cuMemcpyDtoH(host.data(), base + offset, size);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < size; ++i)
+    wrong += host[i] != pattern(offset + i, seed);
+  for (std::size_t i = 0; i < size; ++i)
+    host[i] = pattern(offset + i, seed + 1);
+  d.cuMemcpyHtoD(base + offset, host.data(), size);
+  d.cuCtxSynchronize();
+  d.cuIpcCloseMemHandle(base);
+  std::printf("wrong=%zu\n", wrong);
+  return wrong == 0 ? 0 : 1;
+}
+
+/// Child: open, close, open again; the data is the same both times.
+int helper_mem_reopen(driver &d, const std::vector<std::string> &args) {
+  CUipcMemHandle handle{};
+  if (args.size() != 2 || !from_hex(args[0], handle))
+    return 2;
+  const std::size_t size = std::stoull(args[1]);
+  primary_context pc(d);
+  std::vector<unsigned char> first(size), second(size);
+  CUdeviceptr p = 0;
+  d.cuIpcOpenMemHandle(&p, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+  d.cuMemcpyDtoH(first.data(), p, size);
+  d.cuIpcCloseMemHandle(p);
+  d.cuIpcOpenMemHandle(&p, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+  d.cuMemcpyDtoH(second.data(), p, size);
+  d.cuIpcCloseMemHandle(p);
+  std::printf("same=%d\n", first == second ? 1 : 0);
+  return first == second ? 0 : 1;
+}
+
+/// Child: open an event handle and a memory handle; wait for the event, then read the flag the
+/// parent's kernel writes just before the event. Prints the value seen.
+int helper_event_wait(driver &d, const std::vector<std::string> &args) {
+  CUipcEventHandle eh{};
+  CUipcMemHandle mh{};
+  if (args.size() != 2 || !from_hex(args[0], eh) || !from_hex(args[1], mh))
+    return 2;
+  primary_context pc(d);
+  CUevent e = nullptr;
+  d.cuIpcOpenEventHandle(&e, eh);
+  CUdeviceptr flag = 0;
+  d.cuIpcOpenMemHandle(&flag, mh, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+  d.cuEventSynchronize(e);
+  unsigned int seen = 0;
+  d.cuMemcpyDtoH(&seen, flag, 4);
+  d.cuIpcCloseMemHandle(flag);
+  d.cuEventDestroy(e);
+  std::printf("seen=%u\n", seen);
+  return 0;
+}
+
+CUPARITY_HELPER("ipc.mem.check_write", helper_mem_check_write);
+CUPARITY_HELPER("ipc.mem.reopen", helper_mem_reopen);
+CUPARITY_HELPER("ipc.event.wait", helper_event_wait);
+
+constexpr auto helper_timeout = std::chrono::seconds(60);
+
+void require_ipc(case_context &ctx, CUdevice dev) {
+  int unified = 0;
+  ctx.drv().cuDeviceGetAttribute(&unified, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, dev);
+  if (!unified)
+    ctx.not_supported("IPC needs unified addressing");
+}
+
+/// Exports `size` bytes filled with pattern `seed`; a child checks them at `offset` and writes
+/// pattern seed+1, which the parent then checks.
+void share_and_check(case_context &ctx, std::size_t size, std::size_t offset, std::size_t span,
+                     int child_device) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  require_ipc(ctx, pc.device());
+  device_buffer buf(d, size);
+  std::vector<unsigned char> host(size);
+  const unsigned seed = 17;
+  for (std::size_t i = 0; i < size; ++i)
+    host[i] = pattern(i, seed);
+  d.cuMemcpyHtoD(buf.get(), host.data(), size);
+  CUipcMemHandle handle{};
+  // Only the base of an allocation can be exported; an interior pointer travels as the base's
+  // handle plus an offset.
+  d.cuIpcGetMemHandle(&handle, buf.get());
+  auto res = ctx.spawn_helper("ipc.mem.check_write",
+                              {to_hex(handle), std::to_string(offset), std::to_string(span),
+                               std::to_string(seed), std::to_string(child_device)},
+                              helper_timeout);
+  ctx.expect(res.exited && res.exit_code == 0,
+             "the child saw wrong data or failed (exit " + std::to_string(res.exit_code) +
+                 ", signal " + std::to_string(res.signal) + "): " + res.out + res.err);
+  d.cuMemcpyDtoH(host.data(), buf.get(), size);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < size; ++i) {
+    const bool written = i >= offset && i < offset + span;
+    wrong += host[i] != pattern(i, written ? seed + 1 : seed);
+  }
+  ctx.expect(wrong == 0, std::to_string(wrong) + " bytes wrong after the child's writes");
+  ctx.observe("child_output", res.out);
+  ctx.observe("checksum", checksum(host.data(), size));
+}
+
+void mem_child_roundtrip(case_context &ctx) { share_and_check(ctx, 1 << 20, 0, 1 << 20, 0); }
+
+void mem_offset(case_context &ctx) { share_and_check(ctx, 1 << 20, 4096 + 64, 8192, 0); }
+
+void mem_open_in_exporter(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  require_ipc(ctx, pc.device());
+  device_buffer buf(d, 4096);
+  CUipcMemHandle handle{};
+  d.cuIpcGetMemHandle(&handle, buf.get());
+  CUdeviceptr p = 0;
+  // Driver 580 answers CUDA_ERROR_INVALID_CONTEXT (ANCHORS.md); NVIDIA's docs name no code.
+  ctx.observe("open_in_exporter", code_of([&] {
+                return d.cuIpcOpenMemHandle.raw(&p, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+              }));
+  ctx.observe("get_interior",
+              code_of([&] { return d.cuIpcGetMemHandle.raw(&handle, buf.get() + 256); }));
+}
+
+void mem_close_reopen(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  require_ipc(ctx, pc.device());
+  constexpr std::size_t size = 65536;
+  device_buffer buf(d, size);
+  d.cuMemsetD8(buf.get(), 0x5A, size);
+  CUipcMemHandle handle{};
+  d.cuIpcGetMemHandle(&handle, buf.get());
+  auto res = ctx.spawn_helper("ipc.mem.reopen", {to_hex(handle), std::to_string(size)},
+                              helper_timeout);
+  ctx.expect(res.exited && res.exit_code == 0, "close and reopen in the child: " + res.out + res.err);
+  ctx.observe("child_output", res.out);
+}
+
+void event_cross_process(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  int supported = 0;
+  d.cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED, pc.device());
+  if (!supported)
+    ctx.not_supported("CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED is 0");
+  module m(d, "basic.cubin");
+  stream s(d, CU_STREAM_NON_BLOCKING);
+  device_buffer flag(d, 4);
+  d.cuMemsetD32(flag.get(), 0, 1);
+  // DISABLE_TIMING must accompany INTERPROCESS (driver API docs for cuEventCreate).
+  event e(d, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING);
+  CUipcEventHandle eh{};
+  CUipcMemHandle mh{};
+  d.cuIpcGetMemHandle(&mh, flag.get());
+  // The spin must outlast the child's start-up (a process, cuInit, a context: ~0.5 s on an
+  // H200) by a wide margin, or the child could find the work done and prove nothing.
+  unsigned long long ns = 3'000'000'000ULL;
+  unsigned int value = 7;
+  launch(d, m.function("cuparity_spin_write"), {1}, {1}, 0, s.get(), {&ns, flag.arg(), &value});
+  d.cuEventRecord(e.get(), s.get());
+  d.cuIpcGetEventHandle(&eh, e.get());
+  auto res = ctx.spawn_helper("ipc.event.wait", {to_hex(eh), to_hex(mh)}, helper_timeout);
+  d.cuStreamSynchronize(s.get());
+  ctx.expect(res.exited && res.exit_code == 0, "child failed: " + res.out + res.err);
+  ctx.observe("child_output", res.out);
+  ctx.expect(res.out.find("seen=7") != std::string::npos,
+             "the child read the flag before the exporter's event completed: " + res.out);
+}
+
+void mem_peer_device(case_context &ctx) {
+  driver &d = ctx.drv();
+  d.cuInit(0);
+  int count = 0;
+  d.cuDeviceGetCount(&count);
+  if (count < 2)
+    ctx.not_supported("needs two GPUs (this host has " + std::to_string(count) + ")");
+  int can = 0;
+  d.cuDeviceCanAccessPeer(&can, 1, 0);
+  ctx.observe("can_access_peer", can);
+  // Exported on device 0, opened by a child whose context is on device 1.
+  share_and_check(ctx, 1 << 20, 0, 1 << 20, 1);
+}
+
+} // namespace
+
+CUPARITY_CASE_FILE(register_ipc_cases) {
+  registry.add({"ipc.mem.child_roundtrip",
+                "a child opens a memory handle, checks the pattern, writes a new one back",
+                mem_child_roundtrip});
+  registry.add({"ipc.mem.offset", "an interior pointer shared as base handle plus offset",
+                mem_offset});
+  registry.add({"ipc.mem.open_in_exporter",
+                "opening a handle in its exporting process; exporting an interior pointer",
+                mem_open_in_exporter});
+  registry.add({"ipc.mem.close_reopen", "close and reopen a handle in the child",
+                mem_close_reopen});
+  registry.add({"ipc.event.cross_process",
+                "a child waits on the exporter's IPC event before reading its data",
+                event_cross_process});
+  registry.add({"ipc.mem.peer_device",
+                "a handle of device-0 memory opened on device 1 (lazy peer access)",
+                mem_peer_device});
+}
+
+} // namespace cuparity::cases

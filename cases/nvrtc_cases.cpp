@@ -1,0 +1,253 @@
+// Suite `nvrtc`: run-time compilation to PTX and cubin, compile errors with their log, separate
+// compilation linked by the driver (cuLink*, the seed's `link=[...]`) and by nvJitLink (LTO-IR),
+// unresolved symbols, and NUMBA_CUDA_INCLUDE_PATH.
+#include "cases/support.hpp"
+#include "harness/case_registry.hpp"
+#include "harness/nvrtc.hpp"
+
+#include <cstring>
+#include <vector>
+
+namespace cuparity::cases {
+namespace {
+
+template <class F> int code_of(F &&call) { return static_cast<int>(call()); }
+
+// The kernel the suite compiles and runs: y[i] = a * x[i] + y[i].
+const char *saxpy_source = R"(
+extern "C" __global__ void cuparity_nvrtc_saxpy(float a, const float *x, float *y, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+)";
+
+// Separate compilation: the kernel calls a device function defined in another source, as the
+// seed's cuda.jit(link=['functions.cu']) does.
+const char *linked_kernel_source = R"(
+extern "C" __device__ unsigned cuparity_ext_scale(unsigned x);
+extern "C" __global__ void cuparity_nvrtc_linked(unsigned *out, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = cuparity_ext_scale(i);
+}
+)";
+const char *functions_source = R"(
+extern "C" __device__ unsigned cuparity_ext_scale(unsigned x) { return 3u * x + 7u; }
+)";
+
+std::string arch(case_context &ctx, const char *prefix) {
+  int major = 0, minor = 0;
+  ctx.drv().cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0);
+  ctx.drv().cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0);
+  return std::string(prefix) + std::to_string(major) + std::to_string(minor);
+}
+
+std::vector<std::string> base_options(case_context &ctx, const char *target_prefix) {
+  return {"--gpu-architecture=" + arch(ctx, target_prefix),
+          "-I" + ctx.config().requested.include_path};
+}
+
+nvrtc &toolkit(case_context &ctx) {
+  try {
+    return nvrtc::instance();
+  } catch (const std::exception &e) {
+    ctx.not_supported(std::string("NVRTC is not available: ") + e.what());
+  }
+}
+
+/// Runs saxpy from an image and checks y = 2x + 1 for x = i.
+void run_saxpy(case_context &ctx, const void *image) {
+  driver &d = ctx.drv();
+  module m(d, image_bytes{image});
+  constexpr unsigned n = 1000;
+  std::vector<float> x(n), y(n, 1.0f);
+  for (unsigned i = 0; i < n; ++i)
+    x[i] = static_cast<float>(i);
+  device_buffer dx(d, n * 4), dy(d, n * 4);
+  d.cuMemcpyHtoD(dx.get(), x.data(), n * 4);
+  d.cuMemcpyHtoD(dy.get(), y.data(), n * 4);
+  float a = 2.0f;
+  unsigned count = n;
+  launch(d, m.function("cuparity_nvrtc_saxpy"), {(n + 127) / 128}, {128}, 0, nullptr,
+         {&a, dx.arg(), dy.arg(), &count});
+  d.cuMemcpyDtoH(y.data(), dy.get(), n * 4);
+  bool ok = true;
+  for (unsigned i = 0; i < n; ++i)
+    ok = ok && y[i] == 2.0f * static_cast<float>(i) + 1.0f;
+  ctx.expect(ok, "saxpy compiled at run time computed wrong values");
+  ctx.observe("checksum", checksum(y.data(), n * 4));
+}
+
+void compile_ptx(case_context &ctx) {
+  primary_context pc(ctx.drv());
+  auto out = toolkit(ctx).compile(saxpy_source, "saxpy.cu", base_options(ctx, "compute_"));
+  ctx.expect(!out.ptx.empty(), "NVRTC gave no PTX");
+  run_saxpy(ctx, out.ptx.data());
+}
+
+void compile_cubin(case_context &ctx) {
+  primary_context pc(ctx.drv());
+  auto out = toolkit(ctx).compile(saxpy_source, "saxpy.cu", base_options(ctx, "sm_"));
+  ctx.expect(!out.cubin.empty(), "NVRTC gave no cubin for sm_XY");
+  run_saxpy(ctx, out.cubin.data());
+}
+
+void compile_syntax_error(case_context &ctx) {
+  primary_context pc(ctx.drv());
+  const char *bad = "extern \"C\" __global__ void k(int *p) {\n  *p = 1;\n  this is not C++;\n}\n";
+  try {
+    (void)toolkit(ctx).compile(bad, "broken.cu", base_options(ctx, "compute_"));
+    ctx.fail("a syntax error compiled");
+  } catch (const toolchain_error &e) {
+    const bool names_line = e.log().find("broken.cu(3)") != std::string::npos;
+    ctx.observe("log_names_line_3", names_line);
+    ctx.expect(names_line, "the log should point at broken.cu(3): " + e.log());
+  }
+}
+
+/// Compiles a source with -rdc to PTX (for cuLink*) or LTO-IR (for nvJitLink).
+std::vector<char> relocatable(case_context &ctx, const char *source, const char *name, bool lto) {
+  auto opts = base_options(ctx, lto ? "sm_" : "compute_");
+  opts.push_back("--relocatable-device-code=true");
+  if (lto)
+    opts.push_back("-dlto");
+  auto out = toolkit(ctx).compile(source, name, opts);
+  auto &bits = lto ? out.ltoir : out.ptx;
+  ctx.expect(!bits.empty(), std::string("NVRTC gave no ") + (lto ? "LTO-IR" : "PTX") + " for " + name);
+  return bits;
+}
+
+void run_linked(case_context &ctx, const void *image) {
+  driver &d = ctx.drv();
+  module m(d, image_bytes{image});
+  constexpr unsigned n = 512;
+  device_buffer out(d, n * 4);
+  unsigned count = n;
+  launch(d, m.function("cuparity_nvrtc_linked"), {n / 128}, {128}, 0, nullptr, {out.arg(), &count});
+  std::vector<unsigned> host(n);
+  d.cuMemcpyDtoH(host.data(), out.get(), n * 4);
+  bool ok = true;
+  for (unsigned i = 0; i < n; ++i)
+    ok = ok && host[i] == 3u * i + 7u;
+  ctx.expect(ok, "the linked kernel computed wrong values");
+  ctx.observe("checksum", checksum(host.data(), n * 4));
+}
+
+/// The driver's linker: cuLinkCreate -> AddData(PTX) x2 -> Complete -> cuModuleLoadData before
+/// cuLinkDestroy (the linker owns the cubin: reference/cuda_driver.md 2e).
+struct link_attempt {
+  CUresult result = CUDA_SUCCESS;
+  std::string error_log;
+};
+
+link_attempt driver_link(case_context &ctx, const std::vector<std::vector<char>> &ptx,
+                         void (*use)(case_context &, const void *)) {
+  driver &d = ctx.drv();
+  std::vector<char> info(8192, 0), error(8192, 0);
+  CUjit_option opts[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                         CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                         CU_JIT_LOG_VERBOSE};
+  void *vals[] = {info.data(), reinterpret_cast<void *>(info.size()), error.data(),
+                  reinterpret_cast<void *>(error.size()), reinterpret_cast<void *>(1)};
+  CUlinkState state = nullptr;
+  d.cuLinkCreate(5, opts, vals, &state);
+  link_attempt a;
+  int i = 0;
+  for (const auto &p : ptx) {
+    std::string name = "part" + std::to_string(i++) + ".ptx";
+    a.result = d.cuLinkAddData.raw(state, CU_JIT_INPUT_PTX, const_cast<char *>(p.data()), p.size(),
+                                   name.c_str(), 0, nullptr, nullptr);
+    if (a.result != CUDA_SUCCESS)
+      break;
+  }
+  void *cubin = nullptr;
+  std::size_t size = 0;
+  if (a.result == CUDA_SUCCESS)
+    a.result = d.cuLinkComplete.raw(state, &cubin, &size);
+  a.error_log = error.data();
+  if (a.result == CUDA_SUCCESS && use) {
+    try {
+      use(ctx, cubin);
+    } catch (...) {
+      (void)d.cuLinkDestroy.raw(state);
+      throw;
+    }
+  }
+  d.cuLinkDestroy(state);
+  return a;
+}
+
+void link_driver(case_context &ctx) {
+  primary_context pc(ctx.drv());
+  auto a = relocatable(ctx, linked_kernel_source, "kernel.cu", false);
+  auto b = relocatable(ctx, functions_source, "functions.cu", false);
+  auto res = driver_link(ctx, {a, b}, run_linked);
+  ctx.expect(res.result == CUDA_SUCCESS, "cuLink* failed (" + std::to_string(res.result) +
+                                             "): " + res.error_log);
+}
+
+void link_unresolved(case_context &ctx) {
+  primary_context pc(ctx.drv());
+  auto a = relocatable(ctx, linked_kernel_source, "kernel.cu", false);
+  auto res = driver_link(ctx, {a}, nullptr);
+  ctx.observe("link_result", static_cast<int>(res.result));
+  const bool names_symbol = res.error_log.find("cuparity_ext_scale") != std::string::npos;
+  ctx.observe("log_names_symbol", names_symbol);
+  ctx.expect(res.result != CUDA_SUCCESS, "linking with an undefined function succeeded");
+  ctx.expect(names_symbol, "the linker log should name cuparity_ext_scale: " + res.error_log);
+}
+
+void link_nvjitlink_lto(case_context &ctx) {
+  primary_context pc(ctx.drv());
+  auto a = relocatable(ctx, linked_kernel_source, "kernel.cu", true);
+  auto b = relocatable(ctx, functions_source, "functions.cu", true);
+  nvjitlink *linker = nullptr;
+  try {
+    linker = &nvjitlink::instance();
+  } catch (const std::exception &e) {
+    ctx.not_supported(std::string("nvJitLink is not available: ") + e.what());
+  }
+  auto cubin = linker->link({{nvjitlink::input::ltoir, a, "kernel.ltoir"},
+                             {nvjitlink::input::ltoir, b, "functions.ltoir"}},
+                            {"-arch=" + arch(ctx, "sm_"), "-lto"});
+  run_linked(ctx, cubin.data());
+}
+
+/// NUMBA_CUDA_INCLUDE_PATH reaches NVRTC: with the right path cuda_fp16.h compiles; with a wrong
+/// one the failure is clean and names the header. Which of the two happens is an observation of
+/// the semantic group (the include path is part of its key).
+void include_path(case_context &ctx) {
+  primary_context pc(ctx.drv());
+  const char *src = "#include <cuda_fp16.h>\n"
+                    "extern \"C\" __global__ void cuparity_nvrtc_half(__half *p) {\n"
+                    "  p[0] = __float2half(1.5f);\n}\n";
+  try {
+    auto out = toolkit(ctx).compile(src, "half.cu", base_options(ctx, "compute_"));
+    ctx.observe("cuda_fp16_compiles", true);
+    ctx.expect(!out.ptx.empty(), "no PTX for a source that compiled");
+  } catch (const toolchain_error &e) {
+    ctx.observe("cuda_fp16_compiles", false);
+    ctx.expect(e.log().find("cuda_fp16.h") != std::string::npos,
+               "a failed include should name the header: " + e.log());
+  }
+}
+
+} // namespace
+
+CUPARITY_CASE_FILE(register_nvrtc_cases) {
+  registry.add({"nvrtc.compile.ptx", "NVRTC to PTX, loaded (JIT) and run", compile_ptx});
+  registry.add({"nvrtc.compile.cubin", "NVRTC to cubin for this GPU, loaded and run",
+                compile_cubin});
+  registry.add({"nvrtc.compile.syntax_error", "a syntax error fails with a log naming the line",
+                compile_syntax_error});
+  registry.add({"nvrtc.link.driver",
+                "kernel + functions.cu (-rdc) linked by cuLink* and run (the seed's link=[...])",
+                link_driver});
+  registry.add({"nvrtc.link.nvjitlink_lto", "the same through LTO-IR with nvJitLink",
+                link_nvjitlink_lto});
+  registry.add({"nvrtc.link.unresolved", "an undefined device function: the linker log names it",
+                link_unresolved});
+  registry.add({"nvrtc.include.path", "NUMBA_CUDA_INCLUDE_PATH reaches NVRTC (cuda_fp16.h)",
+                include_path});
+}
+
+} // namespace cuparity::cases

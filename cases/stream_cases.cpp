@@ -1,0 +1,259 @@
+// Suite `stream`: creation, queries, null-stream semantics (legacy vs per-thread), explicit
+// default-stream handles, cross-stream ordering, events and host callbacks.
+//
+// Timing-based observations use a 50 ms spin against a 25 ms threshold (DESIGN.md "Cases"), so
+// they cannot flip on a noisy machine: a wait either covers the spin or it does not.
+#include "cases/support.hpp"
+#include "harness/case_registry.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace cuparity::cases {
+namespace {
+
+template <class F> int code_of(F &&call) { return static_cast<int>(call()); }
+
+const CUstream legacy_stream = CU_STREAM_LEGACY;
+const CUstream per_thread_stream = CU_STREAM_PER_THREAD;
+
+/// Spins `spin_ns` on `busy`, then runs an empty kernel on `target` and synchronises `target`;
+/// returns true when that sync waited for the spin.
+bool waits_for_spin(driver &d, const module &m, CUstream busy, CUstream target) {
+  unsigned long long ns = spin_ns;
+  launch(d, m.function("cuparity_spin"), {1}, {1}, 0, busy, {&ns});
+  const double t0 = now_ms();
+  launch(d, m.function("cuparity_empty"), {1}, {1}, 0, target, {});
+  d.cuStreamSynchronize(target);
+  const double waited = now_ms() - t0;
+  d.cuStreamSynchronize(busy);
+  return waited > overlap_threshold_ms;
+}
+
+void create_flags_priorities(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  int least = 0, greatest = 0;
+  d.cuCtxGetStreamPriorityRange(&least, &greatest);
+  ctx.observe("priority_least", least);
+  ctx.observe("priority_greatest", greatest);
+  stream s(d, CU_STREAM_NON_BLOCKING, greatest);
+  unsigned int flags = 0;
+  int prio = 0;
+  d.cuStreamGetFlags(s.get(), &flags);
+  d.cuStreamGetPriority(s.get(), &prio);
+  ctx.observe("flags", static_cast<int>(flags));
+  ctx.observe("priority", prio);
+  // Out of range priorities are clamped, not refused (driver API docs for
+  // cuStreamCreateWithPriority).
+  stream clamped(d, CU_STREAM_DEFAULT, greatest - 100);
+  d.cuStreamGetPriority(clamped.get(), &prio);
+  ctx.observe("clamped_priority", prio);
+  CUstream bad = nullptr;
+  ctx.observe("bad_flags", code_of([&] { return d.cuStreamCreate.raw(&bad, 0x100); }));
+}
+
+void query_not_ready(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  module m(d, "basic.cubin");
+  stream s(d);
+  unsigned long long ns = spin_ns;
+  launch(d, m.function("cuparity_spin"), {1}, {1}, 0, s.get(), {&ns});
+  ctx.observe("while_spinning", code_of([&] { return d.cuStreamQuery.raw(s.get()); }));
+  d.cuStreamSynchronize(s.get());
+  ctx.observe("after_sync", code_of([&] { return d.cuStreamQuery.raw(s.get()); }));
+}
+
+/// What stream 0 means for the symbols this cell bound: the heart of the PTDS settings.
+void default_semantics(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  module m(d, "basic.cubin");
+  stream blocking(d, CU_STREAM_DEFAULT);
+  const bool waited = waits_for_spin(d, m, blocking.get(), nullptr);
+  const char *mode = waited ? "legacy" : "per-thread";
+  ctx.observe("stream0", mode);
+  ctx.expect(waited != ctx.config().per_thread_default_stream,
+             std::string("stream 0 behaved as ") + mode + " but the configuration says " +
+                 (ctx.config().per_thread_default_stream ? "per-thread" : "legacy"));
+}
+
+/// CU_STREAM_LEGACY and CU_STREAM_PER_THREAD mean the same in every cell.
+void handles_legacy_per_thread(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  module m(d, "basic.cubin");
+  stream blocking(d, CU_STREAM_DEFAULT);
+  const bool legacy_waits = waits_for_spin(d, m, blocking.get(), legacy_stream);
+  const bool per_thread_waits = waits_for_spin(d, m, blocking.get(), per_thread_stream);
+  ctx.observe("legacy_waits", legacy_waits);
+  ctx.observe("per_thread_waits", per_thread_waits);
+  ctx.expect(legacy_waits, "CU_STREAM_LEGACY must wait for a blocking stream");
+  ctx.expect(!per_thread_waits, "CU_STREAM_PER_THREAD must not wait for another stream");
+}
+
+void nonblocking_no_wait(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  module m(d, "basic.cubin");
+  stream nonblocking(d, CU_STREAM_NON_BLOCKING);
+  const bool waited = waits_for_spin(d, m, legacy_stream, nonblocking.get());
+  ctx.observe("waits_for_legacy", waited);
+  ctx.expect(!waited, "a non-blocking stream must not wait for the legacy stream");
+}
+
+/// Two host threads spin on stream 0 at once: per-thread streams overlap, legacy serialises.
+void threads_overlap(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  module m(d, "basic.cubin");
+  CUfunction spin = m.function("cuparity_spin");
+  std::atomic<int> ready{0};
+  std::atomic<int> failures{0};
+  auto worker = [&] {
+    if (d.cuCtxSetCurrent.raw(pc.get()) != CUDA_SUCCESS)
+      ++failures;
+    ++ready;
+    while (ready.load() < 2) {
+    }
+    unsigned long long ns = spin_ns;
+    void *params[] = {&ns};
+    if (d.cuLaunchKernel.raw(spin, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr) != CUDA_SUCCESS ||
+        d.cuStreamSynchronize.raw(nullptr) != CUDA_SUCCESS)
+      ++failures;
+    (void)d.cuCtxSetCurrent.raw(nullptr);
+  };
+  const double t0 = now_ms();
+  std::thread a(worker), b(worker);
+  a.join();
+  b.join();
+  const double total = now_ms() - t0;
+  ctx.expect(failures == 0, "a worker thread's launch or sync failed");
+  // Overlap: about one spin (50 ms); serialised: two (100 ms). The threshold sits between.
+  const bool overlapped = total < 75.0;
+  ctx.observe("threads", overlapped ? "overlap" : "serialize");
+  ctx.expect(overlapped == ctx.config().per_thread_default_stream,
+             "two threads on stream 0 took " + std::to_string(total) + " ms");
+}
+
+void wait_event_ordering(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  module m(d, "basic.cubin");
+  stream s1(d, CU_STREAM_NON_BLOCKING), s2(d, CU_STREAM_NON_BLOCKING);
+  device_buffer flag(d, 4), out(d, 4);
+  d.cuMemsetD32(flag.get(), 0, 1);
+  event e(d, CU_EVENT_DISABLE_TIMING);
+  unsigned long long ns = spin_ns;
+  unsigned int value = 42;
+  launch(d, m.function("cuparity_spin_write"), {1}, {1}, 0, s1.get(), {&ns, flag.arg(), &value});
+  d.cuEventRecord(e.get(), s1.get());
+  d.cuStreamWaitEvent(s2.get(), e.get(), 0);
+  unsigned long long one = 1;
+  launch(d, m.function("cuparity_copy_u32"), {1}, {1}, 0, s2.get(), {out.arg(), flag.arg(), &one});
+  d.cuStreamSynchronize(s2.get());
+  unsigned int seen = 0;
+  d.cuMemcpyDtoH(&seen, out.get(), 4);
+  ctx.observe("seen", static_cast<int>(seen));
+  ctx.expect(seen == 42, "work after cuStreamWaitEvent saw " + std::to_string(seen));
+}
+
+void event_elapsed(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  module m(d, "basic.cubin");
+  stream s(d);
+  event start(d), stop(d), untimed(d, CU_EVENT_DISABLE_TIMING);
+  unsigned long long ns = spin_ns;
+  d.cuEventRecord(start.get(), s.get());
+  launch(d, m.function("cuparity_spin"), {1}, {1}, 0, s.get(), {&ns});
+  d.cuEventRecord(stop.get(), s.get());
+  ctx.observe("query_while_spinning", code_of([&] { return d.cuEventQuery.raw(stop.get()); }));
+  d.cuEventSynchronize(stop.get());
+  ctx.observe("query_after", code_of([&] { return d.cuEventQuery.raw(stop.get()); }));
+  float ms = 0;
+  d.cuEventElapsedTime(&ms, start.get(), stop.get());
+  const bool within = ms >= 45.0f && ms < 1000.0f;
+  ctx.observe("elapsed_within_bounds", within);
+  ctx.expect(within, "a 50 ms spin measured " + std::to_string(ms) + " ms");
+  d.cuEventRecord(untimed.get(), s.get());
+  d.cuEventSynchronize(untimed.get());
+  ctx.observe("elapsed_untimed",
+              code_of([&] { return d.cuEventElapsedTime.raw(&ms, start.get(), untimed.get()); }));
+}
+
+struct callback_log {
+  std::mutex lock;
+  std::vector<int> order;
+  void add(int v) {
+    std::lock_guard<std::mutex> g(lock);
+    order.push_back(v);
+  }
+};
+
+/// Host functions run in stream order and after the work before them. They make no CUDA calls
+/// (not allowed in callbacks: driver API docs for cuLaunchHostFunc).
+void callback_order(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  module m(d, "basic.cubin");
+  stream s(d);
+  static callback_log log; // callbacks get only a void*; one case at a time uses it
+  log.order.clear();
+  device_buffer flag(d, 4);
+  d.cuMemsetD32(flag.get(), 0, 1);
+  unsigned long long ns = spin_ns / 2;
+  unsigned int value = 1;
+  launch(d, m.function("cuparity_spin_write"), {1}, {1}, 0, s.get(), {&ns, flag.arg(), &value});
+  auto host_fn = [](void *arg) { log.add(static_cast<int>(reinterpret_cast<std::intptr_t>(arg))); };
+  auto stream_cb = [](CUstream, CUresult status, void *arg) {
+    log.add(status == CUDA_SUCCESS ? static_cast<int>(reinterpret_cast<std::intptr_t>(arg)) : -1);
+  };
+  d.cuLaunchHostFunc(s.get(), host_fn, reinterpret_cast<void *>(1));
+  d.cuStreamAddCallback(s.get(), stream_cb, reinterpret_cast<void *>(2), 0);
+  d.cuLaunchHostFunc(s.get(), host_fn, reinterpret_cast<void *>(3));
+  const bool early = [&] {
+    std::lock_guard<std::mutex> g(log.lock);
+    return !log.order.empty();
+  }();
+  d.cuStreamSynchronize(s.get());
+  std::vector<int> order;
+  {
+    std::lock_guard<std::mutex> g(log.lock);
+    order = log.order;
+  }
+  ctx.observe("order", order);
+  ctx.expect(order == std::vector<int>{1, 2, 3}, "callbacks ran out of stream order");
+  ctx.expect(!early, "a host function ran before the 25 ms spin ahead of it finished");
+}
+
+} // namespace
+
+CUPARITY_CASE_FILE(register_stream_cases) {
+  registry.add({"stream.create.flags_priorities", "flags, priority range and clamping",
+                create_flags_priorities});
+  registry.add({"stream.query.not_ready", "cuStreamQuery: NOT_READY while busy, then SUCCESS",
+                query_not_ready});
+  registry.add({"stream.default.semantics",
+                "stream 0 after a 50 ms spin on a blocking stream: legacy or per-thread",
+                default_semantics});
+  registry.add({"stream.handles.legacy_per_thread",
+                "CU_STREAM_LEGACY waits and CU_STREAM_PER_THREAD does not, in every cell",
+                handles_legacy_per_thread});
+  registry.add({"stream.nonblocking.no_wait", "a non-blocking stream never waits for legacy",
+                nonblocking_no_wait});
+  registry.add({"stream.threads.overlap",
+                "two threads on stream 0: overlap under PTDS, serialise under legacy",
+                threads_overlap});
+  registry.add({"stream.wait_event.ordering", "cuStreamWaitEvent orders work across streams",
+                wait_event_ordering});
+  registry.add({"stream.event.elapsed", "event elapsed time of a 50 ms spin; untimed events",
+                event_elapsed});
+  registry.add({"stream.callback.order", "host functions and callbacks run in stream order",
+                callback_order});
+}
+
+} // namespace cuparity::cases

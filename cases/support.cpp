@@ -1,0 +1,100 @@
+// RAII helpers for cases (see support.hpp).
+#include "support.hpp"
+
+#include "cases/kernels/kernel_images.hpp"
+
+#include <chrono>
+#include <vector>
+
+namespace cuparity::cases {
+
+primary_context::primary_context(driver &d, int ordinal) : m_driver(d) {
+  d.cuInit(0);
+  d.cuDeviceGet(&m_dev, ordinal);
+  d.cuCtxGetCurrent(&m_previous);
+  d.cuDevicePrimaryCtxRetain(&m_ctx, m_dev);
+  if (CUresult r = d.cuCtxSetCurrent.raw(m_ctx); r != CUDA_SUCCESS) {
+    (void)d.cuDevicePrimaryCtxRelease.raw(m_dev);
+    d.throw_result(entry_id::cuCtxSetCurrent, r, std::source_location::current());
+  }
+}
+
+primary_context::~primary_context() {
+  (void)m_driver.cuCtxSetCurrent.raw(m_previous);
+  (void)m_driver.cuDevicePrimaryCtxRelease.raw(m_dev);
+}
+
+device_buffer::device_buffer(driver &d, std::size_t bytes) : m_driver(d), m_size(bytes) {
+  d.cuMemAlloc(&m_ptr, bytes);
+}
+
+device_buffer::~device_buffer() {
+  if (m_ptr)
+    (void)m_driver.cuMemFree.raw(m_ptr);
+}
+
+module::module(driver &d, std::string_view embedded_image)
+    : module(d, image_bytes{find_kernel_image(embedded_image).data.data()}) {}
+
+module::module(driver &d, image_bytes image) : m_driver(d) {
+  d.cuModuleLoadData(&m_mod, image.data);
+}
+
+module::~module() {
+  if (m_mod)
+    (void)m_driver.cuModuleUnload.raw(m_mod);
+}
+
+CUfunction module::function(const char *name) const {
+  CUfunction f = nullptr;
+  m_driver.cuModuleGetFunction(&f, m_mod, name);
+  return f;
+}
+
+stream::stream(driver &d, unsigned int flags) : m_driver(d) { d.cuStreamCreate(&m_stream, flags); }
+
+stream::stream(driver &d, unsigned int flags, int priority) : m_driver(d) {
+  d.cuStreamCreateWithPriority(&m_stream, flags, priority);
+}
+
+stream::~stream() {
+  if (m_stream)
+    (void)m_driver.cuStreamDestroy.raw(m_stream);
+}
+
+event::event(driver &d, unsigned int flags) : m_driver(d) { d.cuEventCreate(&m_event, flags); }
+
+event::~event() {
+  if (m_event)
+    (void)m_driver.cuEventDestroy.raw(m_event);
+}
+
+void launch(driver &d, CUfunction f, dim3 grid, dim3 block, unsigned int shared_bytes, CUstream s,
+            std::initializer_list<void *> args) {
+  std::vector<void *> params(args);
+  d.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes, s,
+                   params.empty() ? nullptr : params.data(), nullptr);
+}
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::uint64_t checksum(const void *data, std::size_t bytes) {
+  const auto *p = static_cast<const unsigned char *>(data);
+  std::uint64_t h = 1469598103934665603ULL;
+  for (std::size_t i = 0; i < bytes; ++i)
+    h = (h ^ p[i]) * 1099511628211ULL;
+  return h;
+}
+
+std::string compute_capability(driver &d, CUdevice dev) {
+  int major = 0, minor = 0;
+  d.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+  d.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+} // namespace cuparity::cases

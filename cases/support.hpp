@@ -1,0 +1,121 @@
+// RAII helpers cases share: primary context, buffers, modules, streams, events, launches.
+// Destructors never throw: they use the unchecked (.raw) calls and ignore the result.
+#pragma once
+
+#include "harness/case_context.hpp"
+#include "harness/driver.hpp"
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cuparity::cases {
+
+struct dim3 {
+  unsigned int x = 1, y = 1, z = 1;
+};
+
+/// Retains a device's primary context and makes it current for this thread; undoes both.
+class primary_context {
+public:
+  explicit primary_context(driver &d, int ordinal = 0);
+  ~primary_context();
+  primary_context(const primary_context &) = delete;
+  primary_context &operator=(const primary_context &) = delete;
+  [[nodiscard]] CUcontext get() const noexcept { return m_ctx; }
+  [[nodiscard]] CUdevice device() const noexcept { return m_dev; }
+
+private:
+  driver &m_driver;
+  CUdevice m_dev = 0;
+  CUcontext m_ctx = nullptr;
+  CUcontext m_previous = nullptr;
+};
+
+class device_buffer {
+public:
+  device_buffer(driver &d, std::size_t bytes);
+  ~device_buffer();
+  device_buffer(const device_buffer &) = delete;
+  device_buffer &operator=(const device_buffer &) = delete;
+  [[nodiscard]] CUdeviceptr get() const noexcept { return m_ptr; }
+  [[nodiscard]] std::size_t size() const noexcept { return m_size; }
+  /// For passing as a kernel argument (kernelParams wants a pointer to the value).
+  [[nodiscard]] CUdeviceptr *arg() noexcept { return &m_ptr; }
+
+private:
+  driver &m_driver;
+  CUdeviceptr m_ptr = 0;
+  std::size_t m_size = 0;
+};
+
+/// Bytes of a module image made at run time (NVRTC, a linker), as opposed to an embedded one.
+struct image_bytes {
+  const void *data;
+};
+
+/// A module loaded from an embedded image ("basic.cubin", "basic.ptx", "basic.fatbin") or from
+/// image bytes. (Not a `const void*` overload: a string literal would silently pick it.)
+class module {
+public:
+  module(driver &d, std::string_view embedded_image);
+  module(driver &d, image_bytes image);
+  ~module();
+  module(const module &) = delete;
+  module &operator=(const module &) = delete;
+  [[nodiscard]] CUfunction function(const char *name) const;
+  [[nodiscard]] CUmodule get() const noexcept { return m_mod; }
+
+private:
+  driver &m_driver;
+  CUmodule m_mod = nullptr;
+};
+
+class stream {
+public:
+  explicit stream(driver &d, unsigned int flags = CU_STREAM_DEFAULT);
+  stream(driver &d, unsigned int flags, int priority);
+  ~stream();
+  stream(const stream &) = delete;
+  stream &operator=(const stream &) = delete;
+  [[nodiscard]] CUstream get() const noexcept { return m_stream; }
+
+private:
+  driver &m_driver;
+  CUstream m_stream = nullptr;
+};
+
+class event {
+public:
+  explicit event(driver &d, unsigned int flags = CU_EVENT_DEFAULT);
+  ~event();
+  event(const event &) = delete;
+  event &operator=(const event &) = delete;
+  [[nodiscard]] CUevent get() const noexcept { return m_event; }
+
+private:
+  driver &m_driver;
+  CUevent m_event = nullptr;
+};
+
+/// cuLaunchKernel with kernelParams built from pointers to the argument values.
+void launch(driver &d, CUfunction f, dim3 grid, dim3 block, unsigned int shared_bytes,
+            CUstream s, std::initializer_list<void *> args);
+
+/// Nanoseconds of the spin kernel used for timing margins (a 50 ms spin vs a 5 ms threshold:
+/// DESIGN.md "Cases": margins that cannot flip on a noisy machine).
+inline constexpr unsigned long long spin_ns = 50'000'000ULL;
+inline constexpr double overlap_threshold_ms = 25.0;
+
+/// Milliseconds since an arbitrary point (steady clock).
+[[nodiscard]] double now_ms();
+
+/// FNV-1a over bytes: a checksum that is the same in every cell for the same data.
+[[nodiscard]] std::uint64_t checksum(const void *data, std::size_t bytes);
+
+/// The compute capability as "9.0".
+[[nodiscard]] std::string compute_capability(driver &d, CUdevice dev);
+
+} // namespace cuparity::cases

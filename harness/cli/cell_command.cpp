@@ -1,0 +1,136 @@
+// `cuparity cell`: runs cases in this process under its environment, one JSON event per line.
+//
+// The runner starts one such process per cell (the binding is fixed at process start, as in
+// Numba, and CUDA state does not survive a crash). Events go to --events-fd so nothing a driver
+// prints on stdout can corrupt them; each line is flushed before the next case starts, so a crash
+// loses nothing that finished.
+#include "commands.hpp"
+
+#include "harness/case_registry.hpp"
+#include "harness/case_runner.hpp"
+#include "harness/device_facts.hpp"
+#include "harness/exit_codes.hpp"
+#include "harness/json_records.hpp"
+#include "harness/session.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <unistd.h>
+
+namespace cuparity::cli {
+
+/// Exit code of a cell process that stopped after a sticky error: the runner restarts it.
+inline constexpr int poisoned_exit = 75;
+
+namespace {
+
+struct cell_options {
+  std::vector<std::string> cases;
+  std::vector<std::string> excludes;
+  int events_fd = 1;
+};
+
+class event_writer {
+public:
+  explicit event_writer(int fd) : m_fd(fd) {}
+  void write(const nlohmann::json &j) {
+    std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    const char *p = line.data();
+    std::size_t left = line.size();
+    while (left) {
+      ssize_t n = ::write(m_fd, p, left);
+      if (n <= 0)
+        return; // the runner went away; nothing useful can be done
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+  }
+
+private:
+  int m_fd;
+};
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+int run_cell(const cell_options &opt) {
+  event_writer events(opt.events_fd);
+  auto fail_start = [&](const std::string &kind, const std::string &message, int code) {
+    events.write({{"event", "cell_error"}, {"kind", kind}, {"message", message}});
+    std::cerr << "cuparity cell: " << message << "\n";
+    return code;
+  };
+  settings s;
+  try {
+    s = read_settings(process_environment(), executable_dir());
+  } catch (const config_error &e) {
+    return fail_start("config", e.what(), exit_code::bad_input);
+  }
+  std::unique_ptr<session> sess;
+  try {
+    sess = session::open(s);
+  } catch (const std::exception &e) {
+    return fail_start("driver", e.what(), exit_code::environment);
+  }
+  driver &d = sess->drv();
+
+  // cell.startup: cuInit plus the primary context, the driver's own start-up cost. The context
+  // stays retained for the whole process so cases retain/release cheaply instead of recreating it.
+  auto t0 = std::chrono::steady_clock::now();
+  CUresult init = d.cuInit.raw(0);
+  double init_ms = ms_since(t0);
+  CUdevice dev = 0;
+  CUcontext primary = nullptr;
+  double ctx_ms = 0;
+  if (init == CUDA_SUCCESS && d.cuDeviceGet.raw(&dev, 0) == CUDA_SUCCESS) {
+    auto t1 = std::chrono::steady_clock::now();
+    (void)d.cuDevicePrimaryCtxRetain.raw(&primary, dev);
+    ctx_ms = ms_since(t1);
+  }
+  driver_facts facts = query_driver_facts(d);
+  events.write({{"event", "cell_start"},
+                {"pid", static_cast<long>(getpid())},
+                {"config", to_json(sess->config())},
+                {"driver", to_json(facts)},
+                {"startup_ms", {{"cuInit", init_ms}, {"primary_ctx_retain", ctx_ms}}}});
+
+  auto selected = case_registry::instance().select(opt.cases, opt.excludes);
+  int rc = exit_code::ok;
+  for (const case_def *c : selected) {
+    events.write({{"event", "case_start"}, {"case", c->id}});
+    case_result r = run_case(*c, d, sess->config());
+    events.write({{"event", "case_end"},
+                  {"case", r.id},
+                  {"outcome", to_string(r.result)},
+                  {"message", r.message},
+                  {"observations", r.observations},
+                  {"duration_ms", r.duration_ms},
+                  {"poisoned", r.poisoned}});
+    if (r.poisoned) {
+      rc = poisoned_exit;
+      break;
+    }
+  }
+  events.write({{"event", "cell_end"}, {"binding_map", to_json(d.binding_map())}});
+  if (primary && rc != poisoned_exit)
+    (void)d.cuDevicePrimaryCtxRelease.raw(dev);
+  return rc;
+}
+
+} // namespace
+
+void add_cell_command(CLI::App &app, action &run) {
+  auto opt = std::make_shared<cell_options>();
+  auto *cmd = app.add_subcommand("cell", "Run cases in this process under its environment and "
+                                         "write one JSON event per line (used by `run`)");
+  cmd->add_option("--case", opt->cases, "Case id, glob or suite to run (repeatable; default all)");
+  cmd->add_option("--exclude", opt->excludes, "Case id, glob or suite to skip (repeatable)");
+  cmd->add_option("--events-fd", opt->events_fd, "File descriptor for the events (default 1)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->callback([opt, &run] { run = [opt] { return run_cell(*opt); }; });
+}
+
+} // namespace cuparity::cli

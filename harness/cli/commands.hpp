@@ -1,0 +1,23 @@
+// Registration of the CLI's subcommands (one function per command file).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace cuparity::cli {
+
+/// What a parsed subcommand runs once global options are applied; returns the exit code.
+using action = std::function<int()>;
+
+/// Each adds its subcommand to `app`; when it is the one parsed, its callback sets `run`.
+void add_env_command(CLI::App &app, action &run);
+void add_cell_command(CLI::App &app, action &run);
+void add_helper_command(CLI::App &app, action &run);
+void add_list_command(CLI::App &app, action &run);
+/// `run` and `merge`; `argv` is recorded as provenance.
+void add_run_command(CLI::App &app, action &run, const std::vector<std::string> &argv);
+
+} // namespace cuparity::cli

@@ -1,0 +1,124 @@
+// `cuparity list`: every case with its suite and description.
+#include "commands.hpp"
+
+#include "harness/case_registry.hpp"
+#include "harness/exit_codes.hpp"
+#include "harness/matrix.hpp"
+
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <nlohmann/json.hpp>
+
+namespace cuparity::cli {
+namespace {
+
+struct list_options {
+  std::string matrix;
+  std::vector<std::string> cases;
+  bool json = false;
+};
+
+bool known_glob(const std::string &g) {
+  for (const auto &c : case_registry::instance().all())
+    if (case_matches(c.id, g))
+      return true;
+  return false;
+}
+
+/// The cells of a matrix with their environment and expectations, then its cases.
+int list_matrix(const list_options &opt) {
+  std::optional<matrix> m;
+  try {
+    m.emplace(load_matrix(opt.matrix, known_glob));
+  } catch (const matrix_error &e) {
+    std::cerr << "cuparity list: " << e.what() << "\n";
+    return exit_code::bad_input;
+  }
+  auto selected = case_registry::instance().select(m->cases, m->exclude_cases);
+  if (opt.json) {
+    nlohmann::json cells = nlohmann::json::array();
+    for (const auto &c : m->cells) {
+      nlohmann::json env = nlohmann::json::object();
+      for (const auto &[k, v] : c.env)
+        env[k] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+      cells.push_back({{"id", c.id}, {"label", c.label}, {"env", env},
+                       {"expectations", c.expectations.size()}});
+    }
+    nlohmann::json cases = nlohmann::json::array();
+    for (auto *c : selected)
+      cases.push_back(c->id);
+    std::cout << nlohmann::json{{"matrix", m->name}, {"cells", cells}, {"cases", cases}}.dump(2)
+              << "\n";
+    return exit_code::ok;
+  }
+  std::cout << m->name << ": " << m->description << "\n" << m->cells.size() << " cells:\n";
+  for (const auto &c : m->cells) {
+    std::cout << "  " << c.id << "\n   ";
+    for (const auto &[k, v] : c.env)
+      std::cout << " " << k << "=" << (v ? *v : "<unset>");
+    std::cout << "\n";
+    for (const auto *x : c.expectations) {
+      std::cout << "    expect";
+      if (x->binding)
+        std::cout << " binding=" << *x->binding;
+      if (x->stream0)
+        std::cout << " stream0=" << *x->stream0;
+      if (x->fallback)
+        std::cout << " fallback=" << (*x->fallback ? "true" : "false");
+      for (const auto &w : x->warnings)
+        std::cout << " warning~'" << w << "'";
+      if (x->warning_count)
+        std::cout << " warnings=" << *x->warning_count;
+      for (const auto &a : x->allow)
+        std::cout << " allow(" << a.cases.front() << (a.cases.size() > 1 ? ",..." : "") << ")";
+      std::cout << "  [" << x->where.text() << "]\n";
+    }
+  }
+  std::cout << selected.size() << " cases per cell, " << selected.size() * m->cells.size()
+            << " results in all\n";
+  for (auto *c : selected)
+    std::cout << "  " << c->id << "\n";
+  return exit_code::ok;
+}
+
+int run_list(const list_options &opt) {
+  if (!opt.matrix.empty())
+    return list_matrix(opt);
+  auto selected = case_registry::instance().select(opt.cases);
+  if (opt.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (auto *c : selected)
+      out.push_back({{"id", c->id},
+                     {"suite", c->suite()},
+                     {"description", c->description},
+                     {"timeout_s", c->timeout.count() / 1000.0}});
+    std::cout << out.dump(2) << "\n";
+    return exit_code::ok;
+  }
+  std::map<std::string, int> per_suite;
+  for (auto *c : selected) {
+    std::cout << c->id << "  " << c->description << "\n";
+    ++per_suite[c->suite()];
+  }
+  std::cout << "\n" << selected.size() << " cases:";
+  for (const auto &s : known_suites())
+    std::cout << " " << s << " " << per_suite[s];
+  std::cout << "\n";
+  return exit_code::ok;
+}
+
+} // namespace
+
+void add_list_command(CLI::App &app, action &run) {
+  auto opt = std::make_shared<list_options>();
+  auto *cmd = app.add_subcommand("list", "List the cases, or a matrix's cells and cases");
+  cmd->add_option("matrix", opt->matrix, "A matrix file: list its cells (with their environment) "
+                                         "and cases");
+  cmd->add_option("--case", opt->cases, "Case id, glob or suite (repeatable)");
+  cmd->add_flag("--json", opt->json, "Print JSON");
+  cmd->callback([opt, &run] { run = [opt] { return run_list(*opt); }; });
+}
+
+} // namespace cuparity::cli

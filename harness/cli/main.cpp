@@ -1,0 +1,56 @@
+// cuparity's command line: subcommands, the global --driver option, exit codes.
+#include "commands.hpp"
+
+#include "harness/config.hpp"
+#include "harness/env_vars.hpp"
+#include "harness/exit_codes.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+namespace {
+
+/// --driver sim|PATH becomes NUMBA_CUDA_DRIVER for this process and every process it starts, so
+/// a cell sees exactly what a user exporting the variable would.
+int apply_driver_option(const std::string &value) {
+  namespace fs = std::filesystem;
+  std::string path = value;
+  if (value == "sim") {
+    path = (fs::path(cuparity::executable_dir()) / "libcuparity_simdriver.so").string();
+    if (!fs::is_regular_file(path)) {
+      std::cerr << "cuparity: --driver sim: the simulated driver " << path
+                << " is missing (is this a test build?)\n";
+      return cuparity::exit_code::bad_input;
+    }
+  }
+  setenv(cuparity::var::driver, path.c_str(), 1);
+  return cuparity::exit_code::ok;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"cuparity: proves two CUDA driver bindings behave the same, and measures them"};
+  app.require_subcommand(1);
+  std::string driver;
+  app.add_option("--driver", driver,
+                 "Driver under test: 'sim' for the simulated driver, or a library path "
+                 "(sets NUMBA_CUDA_DRIVER)");
+  cuparity::cli::action run;
+  cuparity::cli::add_env_command(app, run);
+  cuparity::cli::add_list_command(app, run);
+  cuparity::cli::add_cell_command(app, run);
+  cuparity::cli::add_helper_command(app, run);
+  cuparity::cli::add_run_command(app, run, std::vector<std::string>(argv, argv + argc));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : cuparity::exit_code::bad_input;
+  }
+  if (!driver.empty())
+    if (int rc = apply_driver_option(driver); rc != 0)
+      return rc;
+  return run ? run() : cuparity::exit_code::bad_input;
+}
