@@ -1,0 +1,105 @@
+// `cuparity run MATRIX`: the main job; and `cuparity merge`: one verdict from several shards.
+#include "commands.hpp"
+
+#include "harness/exit_codes.hpp"
+#include "harness/runner.hpp"
+
+#include <iostream>
+#include <memory>
+
+namespace cuparity::cli {
+namespace {
+
+struct run_cli {
+  run_options opt;
+  std::string shard, gpus, baseline, write_baseline;
+};
+
+std::vector<std::string> split(const std::string &s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == sep) {
+      if (!cur.empty())
+        out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty())
+    out.push_back(cur);
+  return out;
+}
+
+int run(run_cli &r, const std::vector<std::string> &argv) {
+  r.opt.argv = argv;
+  if (!r.shard.empty()) {
+    try {
+      r.opt.shard = parse_shard(r.shard);
+    } catch (const std::invalid_argument &e) {
+      std::cerr << "cuparity run: --shard: " << e.what() << "\n";
+      return exit_code::bad_input;
+    }
+  }
+  if (r.gpus == "all")
+    r.opt.all_gpus = true;
+  else if (!r.gpus.empty())
+    r.opt.gpus = split(r.gpus, ',');
+  if (!r.baseline.empty())
+    r.opt.baseline = r.baseline;
+  if (!r.write_baseline.empty())
+    r.opt.write_baseline = r.write_baseline;
+  return run_matrix(r.opt);
+}
+
+} // namespace
+
+void add_run_command(CLI::App &app, action &run_action, const std::vector<std::string> &argv) {
+  auto r = std::make_shared<run_cli>();
+  auto *cmd = app.add_subcommand("run", "Run a matrix: every cell in its own process, then "
+                                        "equivalence, expectations and outputs");
+  cmd->add_option("matrix", r->opt.matrix_path, "Matrix file (TOML)")->required();
+  cmd->add_option("-o,--out", r->opt.out_dir, "Output directory (default cuparity-results/NAME)");
+  cmd->add_option("-j,--jobs", r->opt.jobs, "Cells run in parallel in the functional phase")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--resume", r->opt.resume, "Complete an interrupted run in --out");
+  cmd->add_flag("--force", r->opt.force, "Start over in an --out holding results (kept as .bak)");
+  cmd->add_option("--shard", r->shard,
+                  "Run shard K of N (K/N, interleaved over (cell, case) pairs; also from "
+                  "GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS)");
+  cmd->add_option("--gpus", r->gpus,
+                  "Spread cells over GPUs: 'all' or a list like 0,1 (CUDA_VISIBLE_DEVICES)");
+  cmd->add_option("--expect-driver", r->opt.expect_driver,
+                  "Refuse to run (exit 3) unless the driver is this version (13000, 13.0) or its "
+                  "library path contains it (580.159.04)");
+  cmd->add_option("--case", r->opt.cases, "Only these cases (id, glob or suite; repeatable)");
+  cmd->add_option("--baseline", r->baseline,
+                  "Expected non-passes (case,cell,outcome lines); overrides matrix.baseline");
+  cmd->add_option("--write-baseline", r->write_baseline,
+                  "Write this run's non-passes as a baseline file");
+  cmd->add_flag("!--no-latency", r->opt.latency, "Skip the latency phase");
+  cmd->callback([r, &run_action, argv] { run_action = [r, argv] { return run(*r, argv); }; });
+
+  struct merge_cli {
+    std::string matrix, out, baseline;
+    std::vector<std::string> dirs;
+  };
+  auto mg = std::make_shared<merge_cli>();
+  auto *merge = app.add_subcommand("merge", "Join the results of shards (or re-summarise one run) "
+                                            "into one summary, as if run on one machine");
+  merge->add_option("matrix", mg->matrix, "The matrix the shards ran")->required();
+  merge->add_option("dirs", mg->dirs, "Result directories of the shards")->required();
+  merge->add_option("-o,--out", mg->out, "Output directory")->required();
+  merge->add_option("--baseline", mg->baseline, "Baseline file (overrides matrix.baseline)");
+  merge->callback([mg, &run_action, argv] {
+    run_action = [mg, argv] {
+      std::optional<std::string> b;
+      if (!mg->baseline.empty())
+        b = mg->baseline;
+      return summarize_results(mg->matrix, mg->dirs, mg->out, b, argv);
+    };
+  });
+}
+
+} // namespace cuparity::cli

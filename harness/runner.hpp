@@ -1,0 +1,46 @@
+// The matrix runner: one fresh process per cell, results appended per case, then the verdict.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cuparity {
+
+struct shard_spec {
+  int index = 0; ///< K, 0-based
+  int count = 1; ///< N
+};
+
+/// Parses "K/N" (0 <= K < N); throws std::invalid_argument with a message naming the text.
+[[nodiscard]] shard_spec parse_shard(const std::string &text);
+
+struct run_options {
+  std::string matrix_path;
+  std::string out_dir;       ///< default: cuparity-results/<matrix name>
+  int jobs = 1;              ///< functional phase: cells in parallel
+  bool resume = false;       ///< skip (cell, case) pairs already in results.jsonl
+  bool force = false;        ///< start over in an out dir that has results
+  std::optional<shard_spec> shard;
+  std::vector<std::string> gpus; ///< CUDA_VISIBLE_DEVICES values to spread cells over
+  bool all_gpus = false;
+  std::string expect_driver;     ///< guard: driver version text/number or library file name
+  std::vector<std::string> cases; ///< narrows the matrix's case selection
+  std::optional<std::string> baseline;
+  std::optional<std::string> write_baseline;
+  bool latency = true;           ///< run the latency phase when the matrix enables it
+  std::vector<std::string> argv; ///< for provenance
+};
+
+/// Runs the matrix; returns the exit code (0 as expected, 1 failures, 2 bad input, 3 environment).
+[[nodiscard]] int run_matrix(const run_options &options);
+
+/// Recomputes the verdict from recorded results (one run directory, or several shards' merged):
+/// writes summary.json and junit.xml into `out_dir`; returns the exit code.
+[[nodiscard]] int summarize_results(const std::string &matrix_path,
+                                    const std::vector<std::string> &result_dirs,
+                                    const std::string &out_dir,
+                                    const std::optional<std::string> &baseline,
+                                    const std::vector<std::string> &argv);
+
+} // namespace cuparity
