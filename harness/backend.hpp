@@ -37,7 +37,7 @@ public:
 
 /// The C entry point of the separately loadable nvidia backend library (the analogue of the
 /// optional cuda-python package). Versioned so a stale library is refused with a clear reason.
-inline constexpr int nvidia_backend_abi = 1;
+inline constexpr int nvidia_backend_abi = 2; // 2: entry_info gained per_thread_version
 inline constexpr const char *nvidia_backend_factory = "cuparity_nvidia_backend_create";
 
 struct nvidia_backend_request {

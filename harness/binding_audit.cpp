@@ -26,7 +26,10 @@ audit_report audit_bindings(driver &d) {
     row.bound_symbol = b.symbol;
     void *expected = nullptr;
     CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-    row.query_result = gpa(b.entry.c_str(), &expected, b.abi_version, flag, &status);
+    // In PTDS mode a per-thread entry is asked for at the version its _ptds/_ptsz variant has
+    // (per_thread_entries.inl); the backends bind the same way.
+    const int version = info(*find_entry(b.entry)).query_version(ptds);
+    row.query_result = gpa(b.entry.c_str(), &expected, version, flag, &status);
     row.symbol_status = static_cast<int>(status);
     row.expected = expected;
     row.expected_symbol = symbol_at(expected);

@@ -18,6 +18,13 @@ struct entry_info {
   entry_id id;
   std::string_view name; ///< base name, as cuGetProcAddress takes it
   int abi_version;       ///< cuGetProcAddress version of the ABI we call
+  /// Version from which its per-thread (_ptds/_ptsz) variant exists; 0 when it has none.
+  int per_thread_version = 0;
+
+  /// The version to ask cuGetProcAddress for, with or without the per-thread flag.
+  [[nodiscard]] int query_version(bool per_thread) const noexcept {
+    return per_thread && per_thread_version > abi_version ? per_thread_version : abi_version;
+  }
 };
 
 inline constexpr std::size_t entry_count = 0

@@ -17,12 +17,42 @@ namespace cuparity {
 #include "entries.inl"
 #undef CUPARITY_ENTRY
 
+namespace detail {
+template <entry_id> struct pfn_holder;
+#define CUPARITY_ENTRY(name, abi, params)                                                          \
+  template <> struct pfn_holder<entry_id::name> {                                                  \
+    using type = PFN_##name##_v##abi;                                                              \
+  };
+#include "entries.inl"
+#undef CUPARITY_ENTRY
+template <entry_id Id> using pfn_of = typename pfn_holder<Id>::type;
+} // namespace detail
+
+// A per-thread variant must have the entry's own signature.
+#define CUPARITY_PER_THREAD(name, version, suffix)                                                 \
+  static_assert(std::is_same_v<PFN_##name##_v##version##_##suffix, detail::pfn_of<entry_id::name>>, \
+                #name ": the per-thread variant's PFN differs from the entry's");
+#include "per_thread_entries.inl"
+#undef CUPARITY_PER_THREAD
+
 namespace {
+
+constexpr int per_thread_version_of(std::string_view name) {
+#define CUPARITY_PER_THREAD(base, version, suffix)                                                 \
+  if (name == #base)                                                                               \
+    return version;
+#include "per_thread_entries.inl"
+#undef CUPARITY_PER_THREAD
+  return 0;
+}
+
 constexpr std::array<entry_info, entry_count> table{{
-#define CUPARITY_ENTRY(name, abi, params) {entry_id::name, #name, abi},
+#define CUPARITY_ENTRY(name, abi, params)                                                          \
+  {entry_id::name, #name, abi, per_thread_version_of(#name)},
 #include "entries.inl"
 #undef CUPARITY_ENTRY
 }};
+
 } // namespace
 
 std::span<const entry_info> all_entries() noexcept { return table; }

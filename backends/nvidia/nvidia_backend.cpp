@@ -45,7 +45,8 @@ public:
     std::string base(entry.name);
     void *p = nullptr;
     CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-    CUresult rc = m_gpa(base.c_str(), &p, entry.abi_version, m_flags, &status);
+    const int version = entry.query_version(m_ptds);
+    CUresult rc = m_gpa(base.c_str(), &p, version, m_flags, &status);
     r.query_result = static_cast<int>(rc);
     r.symbol_status = static_cast<int>(status);
     if (rc == CUDA_SUCCESS && p) {
@@ -58,7 +59,7 @@ public:
     char buf[256];
     std::snprintf(buf, sizeof buf,
                   "cuGetProcAddress_v2(\"%s\", %d, %s) returned %d with symbolStatus %d",
-                  base.c_str(), entry.abi_version, flag_name(m_flags), static_cast<int>(rc),
+                  base.c_str(), version, flag_name(m_flags), static_cast<int>(rc),
                   static_cast<int>(status));
     r.missing_reason = buf;
     return r;

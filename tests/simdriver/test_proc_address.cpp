@@ -15,17 +15,35 @@ constexpr cuuint64_t ptds_flag = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
 struct entry {
   const char *base;
   int abi;
+  int per_thread_version = 0;
 };
 
 // The harness's entry table, when this checkout has it: every entry must resolve.
 #if __has_include("../../harness/entries.inl")
 #define CUPARITY_ENTRY(base, abi, params) {#base, abi},
-const entry harness_entries[] = {
+const entry table_entries[] = {
 #include "../../harness/entries.inl"
 };
 #undef CUPARITY_ENTRY
+struct per_thread {
+  const char *base;
+  int version;
+};
+#define CUPARITY_PER_THREAD(base, version, suffix) {#base, version},
+const per_thread per_thread_entries[] = {
+#include "../../harness/per_thread_entries.inl"
+};
+#undef CUPARITY_PER_THREAD
+const std::vector<entry> harness_entries = [] {
+  std::vector<entry> out(std::begin(table_entries), std::end(table_entries));
+  for (auto &e : out)
+    for (const auto &p : per_thread_entries)
+      if (std::string_view(p.base) == e.base)
+        e.per_thread_version = p.version;
+  return out;
+}();
 #else
-const entry harness_entries[] = {{"cuMemAlloc", 3020}, {"cuStreamSynchronize", 2000}};
+const std::vector<entry> harness_entries = {{"cuMemAlloc", 3020}, {"cuStreamSynchronize", 2000, 7000}};
 #endif
 
 // Numba's _find_api probing, including its two pins.
@@ -51,13 +69,18 @@ std::string symbol_at(void *p) {
 
 TEST_CASE("per-thread flag picks the _ptsz/_ptds export", "[proc]") {
   sim();
-  CHECK(proc("cuStreamSynchronize", 2000, ptds_flag) == sim().get("cuStreamSynchronize_ptsz"));
+  CHECK(proc("cuStreamSynchronize", 7000, ptds_flag) == sim().get("cuStreamSynchronize_ptsz"));
+  // Below 7000 there is no per-thread variant to give (driver 580 answers so).
+  CHECK(proc("cuStreamSynchronize", 2000, ptds_flag) == nullptr);
+  CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SUCCESS;
+  CHECK(proc("cuMemcpyHtoD", 3020, ptds_flag, &status) == nullptr);
+  CHECK(status == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
   CHECK(proc("cuStreamSynchronize", 2000, legacy_flag) == sim().get("cuStreamSynchronize"));
   CHECK(proc("cuStreamSynchronize", 2000, 0) == sim().get("cuStreamSynchronize"));
-  CHECK(proc("cuMemcpyHtoD", 3020, ptds_flag) == sim().get("cuMemcpyHtoD_v2_ptds"));
+  CHECK(proc("cuMemcpyHtoD", 7000, ptds_flag) == sim().get("cuMemcpyHtoD_v2_ptds"));
   CHECK(proc("cuMemcpyHtoD", 3020, legacy_flag) == sim().get("cuMemcpyHtoD_v2"));
-  CHECK(proc("cuMemsetD8Async", 3020, ptds_flag) == sim().get("cuMemsetD8Async_ptsz"));
-  CHECK(proc("cuLaunchKernel", 4000, ptds_flag) == sim().get("cuLaunchKernel_ptsz"));
+  CHECK(proc("cuMemsetD8Async", 7000, ptds_flag) == sim().get("cuMemsetD8Async_ptsz"));
+  CHECK(proc("cuLaunchKernel", 7000, ptds_flag) == sim().get("cuLaunchKernel_ptsz"));
   CHECK(proc("cuMemPrefetchAsync", 12020, ptds_flag) == sim().get("cuMemPrefetchAsync_v2_ptsz"));
   CHECK(proc("cuMemPrefetchAsync", 8000, ptds_flag) == sim().get("cuMemPrefetchAsync_ptsz"));
   // No per-thread variant: the plain export either way.
@@ -108,7 +131,10 @@ TEST_CASE("binding audit: internal probing and cuGetProcAddress agree on every e
     for (bool ptds : {false, true}) {
       INFO(e.base << " abi " << e.abi << (ptds ? " ptds" : " legacy"));
       void *internal = probe_internal(e.base, ptds);
-      void *nvidia = proc(e.base, e.abi, ptds ? ptds_flag : legacy_flag);
+      // In PTDS mode a per-thread entry is asked for at its per-thread version, as the harness
+      // does (harness/per_thread_entries.inl).
+      const int version = ptds && e.per_thread_version > e.abi ? e.per_thread_version : e.abi;
+      void *nvidia = proc(e.base, version, ptds ? ptds_flag : legacy_flag);
       REQUIRE(internal != nullptr);
       CHECK(symbol_at(internal) == symbol_at(nvidia));
       CHECK(internal == nvidia);

@@ -103,8 +103,10 @@ CUPARITY_SIM_API(cuIpcGetMemHandle, (CUipcMemHandle * pHandle, CUdeviceptr dptr)
   if (pHandle == nullptr)
     return CUDA_ERROR_INVALID_VALUE;
   allocation a;
-  // Only the base of a cuMemAlloc allocation can be exported.
-  if (!lookup_base(dptr, {mem_kind::device}, a) || a.shm_name.size() >= 48)
+  // A pointer inside a cuMemAlloc allocation exports the whole allocation: driver 580 (H200)
+  // returns CUDA_SUCCESS for an interior pointer; the importer gets the base.
+  if (find_allocation(dptr, 1, a) != CUDA_SUCCESS || a.kind != mem_kind::device ||
+      a.shm_name.size() >= 48)
     return CUDA_ERROR_INVALID_VALUE;
   mem_handle_payload payload{};
   payload.magic = mem_handle_magic;

@@ -208,7 +208,7 @@ CUresult link_complete(CUlinkState h, void **cubinOut, size_t *sizeOut) {
   if (!errors.empty()) {
     write_log(s->logs.error_log, s->logs.error_size, s->logs.error_size_slot, errors);
     // Unverified: the code libcuda returns for an unresolved symbol at cuLinkComplete.
-    return CUDA_ERROR_INVALID_IMAGE;
+    return CUDA_ERROR_INVALID_SOURCE; // what driver 580 (H200) answers for an undefined reference
   }
   s->output = emit_image(*s);
   write_log(s->logs.error_log, s->logs.error_size, s->logs.error_size_slot, "");

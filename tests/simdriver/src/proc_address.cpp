@@ -85,7 +85,16 @@ CUresult get_proc_address(const char *symbol, void **pfn, int version, cuuint64_
   if (best == nullptr)
     return report(CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
   const bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
-  *pfn = address_of(per_thread && best->pt_symbol != no_symbol ? best->pt_symbol : best->symbol);
+  if (per_thread && best->pt_symbol != no_symbol) {
+    // The _ptds/_ptsz symbols exist from CUDA 7.0 (PFN_*_v7000_ptds). Asking with the per-thread
+    // flag at an older version gives no pointer and VERSION_NOT_SUFFICIENT: seen on driver
+    // 580.159.04 (H200), e.g. cuMemcpyHtoD at 3020 and cuEventRecord at 2000.
+    if (version < std::max(best->abi, 7000))
+      return report(CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+    *pfn = address_of(best->pt_symbol);
+    return report(CU_GET_PROC_ADDRESS_SUCCESS);
+  }
+  *pfn = address_of(best->symbol);
   return report(CU_GET_PROC_ADDRESS_SUCCESS);
 }
 

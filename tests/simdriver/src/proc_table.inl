@@ -2,9 +2,9 @@
 // exported symbol for the legacy default stream, and the per-thread (_ptds/_ptsz) one.
 //   CUPARITY_SIM_PROC(base, abi, symbol)            no per-thread variant
 //   CUPARITY_SIM_PROC_PT(base, abi, symbol, ptsym)  per-thread variant picked by the PTDS flag
-// The per-thread symbols date from CUDA 7.0 (PFN_*_v7000_ptds); the real driver's answer for an
-// older requested ABI with the PTDS flag is not documented: the sim returns the per-thread
-// variant of whichever ABI the version selects (unverified against libcuda).
+// The per-thread symbols date from CUDA 7.0 (PFN_*_v7000_ptds). Asked for with the PTDS flag at an
+// older version, the real driver (580.159.04, H200) returns no pointer and VERSION_NOT_SUFFICIENT;
+// proc_address.cpp does the same.
 // No include guard: an X-macro list.
 
 // init and device
