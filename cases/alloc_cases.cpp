@@ -187,6 +187,11 @@ void copy_dtod(case_context &ctx) {
   device_buffer a(d, n), b(d, n), c(d, n);
   d.cuMemcpyHtoD(a.get(), src.data(), n);
   d.cuMemcpyDtoD(b.get(), a.get(), n);
+  // cuMemcpyDtoD does not block the host ("API synchronization behavior" in the driver API
+  // docs). Under legacy semantics the next copy on a blocking stream is ordered after it anyway;
+  // under PTDS stream 0 is the per-thread stream, which does not synchronise with other streams,
+  // so without this sync the async copy below races it (seen on the H200 in per-thread cells).
+  d.cuStreamSynchronize(nullptr);
   stream s(d);
   d.cuMemcpyDtoDAsync(c.get(), b.get(), n, s.get());
   d.cuStreamSynchronize(s.get());
@@ -236,8 +241,10 @@ CUPARITY_CASE_FILE(register_alloc_cases) {
                 errors_zero});
   registry.add({"alloc.errors.absurd", "an absurd size is refused; the context stays usable",
                 errors_absurd});
-  registry.add({"alloc.info.drop", "cuMemGetInfo's free memory drops by at least the size",
-                info_drop});
+  registry
+      .add({"alloc.info.drop", "cuMemGetInfo's free memory drops by at least the size",
+            info_drop})
+      .exclusive = true; // free memory is device-wide: other cells would disturb it
   registry.add({"alloc.host.pinned_async", "pinned and registered host memory, async copies",
                 host_pinned_async});
   registry.add({"alloc.managed.small", "managed memory written by host and kernel", managed_small});

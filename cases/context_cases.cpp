@@ -4,6 +4,7 @@
 #include "harness/case_registry.hpp"
 #include "harness/driver_error.hpp"
 
+#include <limits>
 #include <regex>
 #include <thread>
 
@@ -186,28 +187,32 @@ void current_per_thread(case_context &ctx) {
 void create_many(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  std::size_t free_before = 0, total = 0, free_after = 0;
   // One create/destroy first: the driver sets up per-process state on the first extra context.
   CUcontext c = nullptr;
   d.cuCtxCreate(&c, 0, pc.device());
   d.cuCtxDestroy(c);
   d.cuCtxSetCurrent(pc.get());
-  d.cuMemGetInfo(&free_before, &total);
   constexpr int rounds = 8;
-  for (int i = 0; i < rounds; ++i) {
-    d.cuCtxCreate(&c, 0, pc.device());
-    CUdeviceptr p = 0;
-    d.cuMemAlloc(&p, 1 << 20);
-    d.cuMemFree(p);
-    d.cuCtxDestroy(c);
+  // Other cells allocate and free concurrently on the same GPU, so one measurement can be off by
+  // hundreds of MiB (seen on the H200 with -j4). A leak shows in every attempt; noise does not:
+  // the case passes when any of three attempts loses less than 64 MiB.
+  long long best = std::numeric_limits<long long>::max();
+  for (int attempt = 0; attempt < 3 && best >= (64LL << 20); ++attempt) {
+    std::size_t free_before = 0, total = 0, free_after = 0;
+    d.cuMemGetInfo(&free_before, &total);
+    for (int i = 0; i < rounds; ++i) {
+      d.cuCtxCreate(&c, 0, pc.device());
+      CUdeviceptr p = 0;
+      d.cuMemAlloc(&p, 1 << 20);
+      d.cuMemFree(p);
+      d.cuCtxDestroy(c);
+    }
+    d.cuCtxSetCurrent(pc.get());
+    d.cuMemGetInfo(&free_after, &total);
+    best = std::min(best, static_cast<long long>(free_before) - static_cast<long long>(free_after));
   }
-  d.cuCtxSetCurrent(pc.get());
-  d.cuMemGetInfo(&free_after, &total);
-  // Other cells may allocate concurrently; 256 MiB of slack still catches a per-context leak of
-  // 32 MiB or more (contexts reserve far more than that each).
-  const long long lost = static_cast<long long>(free_before) - static_cast<long long>(free_after);
-  ctx.expect(lost < (256LL << 20), std::to_string(rounds) + " create/destroy rounds lost " +
-                                       std::to_string(lost >> 20) + " MiB");
+  ctx.expect(best < (64LL << 20), std::to_string(rounds) + " create/destroy rounds lost " +
+                                      std::to_string(best >> 20) + " MiB in the best of 3 attempts");
   ctx.observe("rounds", rounds);
 }
 
@@ -229,8 +234,10 @@ CUPARITY_CASE_FILE(register_context_cases) {
                 current_device});
   registry.add({"context.current.per_thread", "the current context is per host thread",
                 current_per_thread});
-  registry.add({"context.create.many", "create/destroy many contexts without leaking memory",
-                create_many});
+  registry
+      .add({"context.create.many", "create/destroy many contexts without leaking memory",
+            create_many})
+      .exclusive = true; // free memory is device-wide: other cells would disturb it
 }
 
 } // namespace cuparity::cases

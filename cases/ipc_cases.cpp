@@ -212,9 +212,10 @@ void event_cross_process(case_context &ctx) {
   CUipcEventHandle eh{};
   CUipcMemHandle mh{};
   d.cuIpcGetMemHandle(&mh, flag.get());
-  // The spin must outlast the child's start-up (a process, cuInit, a context: ~0.5 s on an
-  // H200) by a wide margin, or the child could find the work done and prove nothing.
-  unsigned long long ns = 3'000'000'000ULL;
+  // The spin must outlast the child's start-up (a process, cuInit, a context: ~0.7 s on an
+  // H200 with other cells running) by a wide margin, or the child could find the work done and
+  // prove nothing.
+  unsigned long long ns = 2'000'000'000ULL;
   unsigned int value = 7;
   launch(d, m.function("cuparity_spin_write"), {1}, {1}, 0, s.get(), {&ns, flag.arg(), &value});
   d.cuEventRecord(e.get(), s.get());

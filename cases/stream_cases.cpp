@@ -19,9 +19,22 @@ template <class F> int code_of(F &&call) { return static_cast<int>(call()); }
 const CUstream legacy_stream = CU_STREAM_LEGACY;
 const CUstream per_thread_stream = CU_STREAM_PER_THREAD;
 
+/// Loads both kernels before anything is timed. Under CUDA_MODULE_LOADING=LAZY (the default since
+/// CUDA 12.2) a function's first launch loads it, and loading can wait for work already on the
+/// device (CUDA C Programming Guide, "Lazy Loading": possible concurrency issues). Seen on the
+/// H200: without this, stream 0 under PTDS and even a non-blocking stream appeared to wait for
+/// a spin on another stream.
+void warm_up(driver &d, const module &m, CUstream busy, CUstream target) {
+  unsigned long long zero = 0;
+  launch(d, m.function("cuparity_spin"), {1}, {1}, 0, busy, {&zero});
+  launch(d, m.function("cuparity_empty"), {1}, {1}, 0, target, {});
+  d.cuCtxSynchronize();
+}
+
 /// Spins `spin_ns` on `busy`, then runs an empty kernel on `target` and synchronises `target`;
 /// returns true when that sync waited for the spin.
 bool waits_for_spin(driver &d, const module &m, CUstream busy, CUstream target) {
+  warm_up(d, m, busy, target);
   unsigned long long ns = spin_ns;
   launch(d, m.function("cuparity_spin"), {1}, {1}, 0, busy, {&ns});
   const double t0 = now_ms();
@@ -111,27 +124,40 @@ void threads_overlap(case_context &ctx) {
   primary_context pc(d);
   module m(d, "basic.cubin");
   CUfunction spin = m.function("cuparity_spin");
+  warm_up(d, m, nullptr, nullptr);
   std::atomic<int> ready{0};
   std::atomic<int> failures{0};
+  std::mutex error_lock;
+  std::string error;
   auto worker = [&] {
-    if (d.cuCtxSetCurrent.raw(pc.get()) != CUDA_SUCCESS)
+    // Nothing may escape a thread (std::terminate would take the whole cell down): a missing
+    // function or any harness error is recorded and reported by the case.
+    try {
+      if (d.cuCtxSetCurrent.raw(pc.get()) != CUDA_SUCCESS)
+        ++failures;
+      ++ready;
+      while (ready.load() < 2) {
+      }
+      unsigned long long ns = spin_ns;
+      void *params[] = {&ns};
+      if (d.cuLaunchKernel.raw(spin, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr) !=
+              CUDA_SUCCESS ||
+          d.cuStreamSynchronize.raw(nullptr) != CUDA_SUCCESS)
+        ++failures;
+      (void)d.cuCtxSetCurrent.raw(nullptr);
+    } catch (const std::exception &e) {
+      ++ready;
       ++failures;
-    ++ready;
-    while (ready.load() < 2) {
+      std::lock_guard<std::mutex> g(error_lock);
+      error = e.what();
     }
-    unsigned long long ns = spin_ns;
-    void *params[] = {&ns};
-    if (d.cuLaunchKernel.raw(spin, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr) != CUDA_SUCCESS ||
-        d.cuStreamSynchronize.raw(nullptr) != CUDA_SUCCESS)
-      ++failures;
-    (void)d.cuCtxSetCurrent.raw(nullptr);
   };
   const double t0 = now_ms();
   std::thread a(worker), b(worker);
   a.join();
   b.join();
   const double total = now_ms() - t0;
-  ctx.expect(failures == 0, "a worker thread's launch or sync failed");
+  ctx.expect(failures == 0, "a worker thread's launch or sync failed " + error);
   // Overlap: about one spin (50 ms); serialised: two (100 ms). The threshold sits between.
   const bool overlapped = total < 75.0;
   ctx.observe("threads", overlapped ? "overlap" : "serialize");

@@ -20,7 +20,7 @@ case_registry &case_registry::instance() {
   return r;
 }
 
-void case_registry::add(case_def def) {
+case_def &case_registry::add(case_def def) {
   static const std::regex id_form("[a-z0-9_]+\\.[a-z0-9_]+\\.[a-z0-9_]+");
   const auto &suites = known_suites();
   if (!std::regex_match(def.id, id_form) ||
@@ -34,6 +34,7 @@ void case_registry::add(case_def def) {
     std::abort();
   }
   m_cases.push_back(std::move(def));
+  return m_cases.back();
 }
 
 const case_def *case_registry::find(const std::string &id) const noexcept {

@@ -15,6 +15,9 @@ struct case_def {
   std::string description; ///< one line: what is checked
   std::function<void(case_context &)> body;
   std::chrono::milliseconds timeout{std::chrono::seconds(30)};
+  /// Runs with the GPU to itself: no other cell's case runs meanwhile (for device-wide
+  /// measurements such as free memory, which concurrent cells would disturb).
+  bool exclusive = false;
 
   [[nodiscard]] std::string suite() const { return id.substr(0, id.find('.')); }
 };
@@ -27,7 +30,7 @@ public:
   static case_registry &instance();
   /// Adds a case; a malformed or duplicate id is a programming error and aborts at start-up
   /// with a message (cases are registered before main).
-  void add(case_def def);
+  case_def &add(case_def def); ///< the stored case, for setting attributes such as `exclusive`
   [[nodiscard]] const std::vector<case_def> &all() const noexcept { return m_cases; }
   [[nodiscard]] const case_def *find(const std::string &id) const noexcept;
   /// Cases whose id matches any of `patterns` (fnmatch globs; a bare suite name selects the

@@ -45,13 +45,16 @@ public:
     m_dir = fs::absolute(m_file).parent_path().string();
   }
 
-  source_position at(const toml::node &n) const {
-    return {m_file, static_cast<int>(n.source().begin.line),
-            static_cast<int>(n.source().begin.column)};
+  source_position at(const toml::source_region &r) const {
+    return {m_file, static_cast<int>(r.begin.line), static_cast<int>(r.begin.column)};
   }
+  source_position at(const toml::node &n) const { return at(n.source()); }
 
   [[noreturn]] void error(const toml::node &n, const std::string &what) const {
     throw matrix_error(at(n).text() + ": " + what);
+  }
+  [[noreturn]] void error(const toml::key &k, const std::string &what) const {
+    throw matrix_error(at(k.source()).text() + ": " + what);
   }
 
   /// Only `allowed` keys may appear in `t`.
@@ -65,7 +68,7 @@ public:
         std::string list;
         for (const char *a : allowed)
           list += std::string(list.empty() ? "" : ", ") + a;
-        error(v, "unknown key '" + std::string(k.str()) + "' in " + where + " (known: " + list +
+        error(k, "unknown key '" + std::string(k.str()) + "' in " + where + " (known: " + list +
                      ")");
       }
     }
@@ -123,10 +126,23 @@ public:
     return s;
   }
 
-  void check_variable_name(const toml::node &n, const std::string &name) const {
+  void check_variable_name(const toml::key &k, const std::string &name) const {
     static const std::regex form("[A-Z_][A-Z0-9_]*");
     if (!std::regex_match(name, form))
-      error(n, "'" + name + "' is not an environment variable name (expected UPPER_CASE)");
+      error(k, "'" + name + "' is not an environment variable name (expected UPPER_CASE)");
+  }
+
+  /// A table's entries in file order (toml++ keeps tables sorted by key).
+  static std::vector<std::pair<const toml::key *, const toml::node *>>
+  in_file_order(const toml::table &t) {
+    std::vector<std::pair<const toml::key *, const toml::node *>> out;
+    for (const auto &[k, v] : t)
+      out.emplace_back(&k, &v);
+    std::sort(out.begin(), out.end(), [](const auto &a, const auto &b) {
+      const auto &x = a.first->source().begin, &y = b.first->source().begin;
+      return x.line != y.line ? x.line < y.line : x.column < y.column;
+    });
+    return out;
   }
 
   static std::string type_name(const toml::node &n) {
@@ -179,7 +195,9 @@ rule read_rule(const reader &r, const toml::table &t, const std::string &what,
   rule out;
   out.where = r.at(t);
   out.node = &t;
-  for (const auto &[k, v] : t) {
+  for (const auto &[kp, vp] : reader::in_file_order(t)) {
+    const toml::key &k = *kp;
+    const toml::node &v = *vp;
     std::string key(k.str());
     if (std::find_if(extra.begin(), extra.end(), [&](const char *e) { return key == e; }) !=
         extra.end())
@@ -188,10 +206,10 @@ rule read_rule(const reader &r, const toml::table &t, const std::string &what,
       std::string list;
       for (const char *e : extra)
         list += std::string(list.empty() ? "" : ", ") + e;
-      r.error(v, "unknown key '" + key + "' in " + what +
+      r.error(k, "unknown key '" + key + "' in " + what +
                      (list.empty() ? "" : " (known lowercase keys: " + list + ")"));
     }
-    r.check_variable_name(v, key);
+    r.check_variable_name(k, key);
     out.env[key] = r.value_of(v, key);
   }
   return out;
@@ -268,9 +286,11 @@ matrix load_matrix(const std::string &path,
   std::vector<std::pair<std::string, std::vector<env_value>>> axes;
   if (auto *n = doc.get("axes")) {
     const auto &t = table_of(r, *n, "[axes]");
-    for (const auto &[k, v] : t) {
+    for (const auto &[kp, vp] : reader::in_file_order(t)) {
+      const toml::key &k = *kp;
+      const toml::node &v = *vp;
       std::string var(k.str());
-      r.check_variable_name(v, var);
+      r.check_variable_name(k, var);
       const toml::array *values = v.as_array();
       if (!values)
         r.error(v, "axis " + var + " must be an array of values, not " + reader::type_name(v));

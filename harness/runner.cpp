@@ -7,6 +7,7 @@
 #include "compare.hpp"
 #include "config.hpp"
 #include "exit_codes.hpp"
+#include "gpu_lock.hpp"
 #include "matrix.hpp"
 #include "provenance.hpp"
 #include "results.hpp"
@@ -109,6 +110,15 @@ std::map<std::string, std::string> cell_environment(const matrix &m, const cell 
   return env;
 }
 
+/// The lock directory shared by the cells of a run, per GPU: exclusive cases wait for the cases
+/// of other cells on the same device, not for cells on other devices.
+std::string lock_directory(const std::string &out_dir, const std::string &gpu) {
+  std::string dir = out_dir + "/locks/gpu" + (gpu.empty() ? "-default" : "-" + gpu);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  return fs::absolute(dir).string();
+}
+
 std::string file_safe(const std::string &s) {
   std::string out;
   for (char ch : s)
@@ -123,6 +133,7 @@ struct cell_runner {
   results_writer &results;
   progress_line &progress;
   std::string log_dir;
+  std::string out_root;
 
   std::chrono::milliseconds timeout_of(const std::string &case_id) const {
     if (m.case_timeout)
@@ -158,11 +169,12 @@ struct cell_runner {
         spec.argv.push_back(c);
       }
       spec.env = cell_environment(m, *w.c, gpu);
+      spec.env[gpu_lock_variable] = lock_directory(out_root, gpu);
       child_process child(spec, log);
       std::string current;
       auto case_started = std::chrono::steady_clock::now();
       auto deadline = case_started + startup_timeout;
-      bool started = false, cell_failed = false, progressed = false;
+      bool started = false, cell_failed = false, progressed = false, watchdog_fired = false;
       std::string line;
       for (;;) {
         if (g_stop) {
@@ -184,7 +196,9 @@ struct cell_runner {
                             std::to_string(timeout_of(current).count() / 1000.0) + " s",
                         nlohmann::json::object(), ms, child.pid());
             std::erase(remaining, current);
+            current.clear(); // recorded: the kill that follows is not a crash of this case
             progressed = true;
+            watchdog_fired = true;
           } else if (!started) {
             results.append({{"type", "cell_error"}, {"cell", id}, {"kind", "startup"},
                             {"message", "the cell process did not start within 5 minutes"}});
@@ -255,6 +269,8 @@ struct cell_runner {
       }
       if (cell_failed)
         break;
+      if (watchdog_fired)
+        continue; // the rest of the cell runs in a new process
       if (r.exited && r.exit_code == poisoned_exit && progressed)
         continue; // a sticky error: the rest runs in a fresh process
       if (!remaining.empty()) {
@@ -510,7 +526,7 @@ int run_matrix(const run_options &opt) {
   std::signal(SIGTERM, on_stop_signal);
   std::signal(SIGPIPE, SIG_IGN);
   progress_line progress(work.size(), planned);
-  cell_runner runner{m, results, progress, out_dir + "/logs"};
+  cell_runner runner{m, results, progress, out_dir + "/logs", out_dir};
   const auto t0 = std::chrono::steady_clock::now();
   std::atomic<std::size_t> next{0};
   const int jobs = std::max(1, opt.jobs);

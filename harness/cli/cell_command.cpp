@@ -10,11 +10,13 @@
 #include "harness/case_runner.hpp"
 #include "harness/device_facts.hpp"
 #include "harness/exit_codes.hpp"
+#include "harness/gpu_lock.hpp"
 #include "harness/json_records.hpp"
 #include "harness/session.hpp"
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <unistd.h>
@@ -98,10 +100,14 @@ int run_cell(const cell_options &opt) {
                 {"startup_ms", {{"cuInit", init_ms}, {"primary_ctx_retain", ctx_ms}}}});
 
   auto selected = case_registry::instance().select(opt.cases, opt.excludes);
+  const char *lock_dir = std::getenv(gpu_lock_variable);
+  gpu_lock lock(lock_dir ? lock_dir : "");
   int rc = exit_code::ok;
   for (const case_def *c : selected) {
+    lock.acquire(c->exclusive);
     events.write({{"event", "case_start"}, {"case", c->id}});
     case_result r = run_case(*c, d, sess->config());
+    lock.release();
     events.write({{"event", "case_end"},
                   {"case", r.id},
                   {"outcome", to_string(r.result)},

@@ -131,8 +131,14 @@ std::string parse_fault(std::string_view spec, fault_spec &out) {
     out.what = fault_spec::kind::corrupt;
     if (has_value)
       return "corrupt takes no value";
+  } else if (kind == "crash") {
+    // A driver that dies inside a call (SIGSEGV): lets tests prove the runner records a crash
+    // and carries on with the rest of the cell in a new process.
+    out.what = fault_spec::kind::crash;
+    if (has_value)
+      return "crash takes no value";
   } else {
-    return "unknown kind '" + std::string(kind) + "' (error, delay_ns, corrupt)";
+    return "unknown kind '" + std::string(kind) + "' (error, delay_ns, corrupt, crash)";
   }
   return {};
 }

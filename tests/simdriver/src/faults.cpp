@@ -2,6 +2,8 @@
 // corrupted output (CUPARITY_SIM_FAULTS), so tests can prove the comparator catches divergences.
 #include "sim.hpp"
 
+#include <csignal>
+
 namespace cuparity::sim {
 
 std::atomic<int> g_fault_gate{0};
@@ -39,6 +41,10 @@ fault_outcome apply_faults(symbol_id id, call_path path) {
       break;
     case fault_spec::kind::corrupt:
       outcome.corrupt = true;
+      break;
+    case fault_spec::kind::crash:
+      std::signal(SIGSEGV, SIG_DFL);
+      std::raise(SIGSEGV);
       break;
     }
   }

@@ -50,7 +50,7 @@ enum class call_path : std::uint8_t { any, dlsym, proc };
 
 struct fault_spec {
   symbol_id symbol{};
-  enum class kind : std::uint8_t { error, delay_ns, corrupt } what{};
+  enum class kind : std::uint8_t { error, delay_ns, corrupt, crash } what{};
   std::int64_t value = 0;
   call_path path = call_path::any;
 };

@@ -1,0 +1,318 @@
+// `cuparity run` end to end on the simulated driver: environment cleaning, crashes and hangs in
+// the middle of a cell, SIGKILL + --resume, shards + merge, injected faults, baselines, bad input.
+#include "harness/results.hpp"
+#include "harness/subprocess.hpp"
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+using namespace cuparity;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A fresh scratch directory per test.
+std::string scratch(const std::string &name) {
+  auto dir = fs::temp_directory_path() / "cuparity-runner-tests" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+std::string write(const std::string &path, const std::string &text) {
+  std::ofstream(path) << text;
+  return path;
+}
+
+test::vars sim_env(test::vars v = {}) {
+  v.try_emplace(var::driver, CUPARITY_SIMDRIVER);
+  return v;
+}
+
+nlohmann::json summary_of(const std::string &dir) {
+  std::ifstream in(dir + "/summary.json");
+  REQUIRE(in);
+  return nlohmann::json::parse(in);
+}
+
+/// What must be equal between two runs of the same matrix: every result and the verdict.
+nlohmann::json comparable(const nlohmann::json &s) {
+  nlohmann::json results = s["results"];
+  for (auto &r : results)
+    r.erase("duration_ms");
+  return {{"results", results}, {"counts", s["counts"]},   {"divergences", s["divergences"]},
+          {"problems", s["problems"]}, {"verdict", s["verdict"]}, {"groups", s["groups"]}};
+}
+
+std::vector<nlohmann::json> case_records(const std::string &dir) {
+  std::vector<nlohmann::json> out;
+  for (auto &r : read_results(dir + "/results.jsonl").records)
+    if (r["type"] == "case")
+      out.push_back(r);
+  return out;
+}
+
+const char *four_cells = R"(
+[matrix]
+cases = ["binding.config.effective", "binding.errors.shape", "context.current.none",
+         "stream.default.semantics", "stream.query.not_ready", "alloc.copy.dtod"]
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["0", "1"]
+NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM = ["0"]
+CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM = ["0", "1"]
+)";
+
+} // namespace
+
+TEST_CASE("matrix variables exported in the parent do not leak into cells", "[runner]") {
+  auto dir = scratch("clean_env");
+  auto m = write(dir + "/m.toml", R"(
+[matrix]
+cases = ["binding.config.effective", "stream.default.semantics"]
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["0"]
+NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM = [false]
+[[expect]]
+when = { NUMBA_CUDA_USE_NVIDIA_BINDING = "0" }
+binding = "internal"
+stream0 = "legacy"
+warning_count = 0
+)");
+  // Exported in the parent: both would change the cell if they leaked into it.
+  auto res = test::run_cuparity({"run", m, "--out", dir + "/out"},
+                                sim_env({{var::numba_ptds, "1"}, {var::use_nvidia_binding, "1"}}));
+  INFO(res.out << res.err);
+  CHECK(res.exit_code == 0);
+  auto s = summary_of(dir + "/out");
+  CHECK(s["cells"][0]["config"]["stream0"] == "legacy");
+  CHECK(s["cells"][0]["config"]["variables"].count(var::numba_ptds) == 0);
+  CHECK(s["provenance"]["simulated"] == true);
+}
+
+TEST_CASE("a crashing and a hanging case in the middle of a cell: the rest still runs",
+          "[runner]") {
+  auto dir = scratch("crash_hang");
+  auto m = write(dir + "/m.toml", R"(
+[matrix]
+cases = ["context.current.none", "context.init.facts", "stream.create.flags_priorities",
+         "stream.query.not_ready", "stream.wait_event.ordering"]
+case_timeout_s = 3
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["0"]
+# cuDeviceComputeCapability crashes the process (only context.init.facts calls it);
+# cuStreamQuery hangs for a minute (only stream.query.not_ready calls it).
+CUPARITY_SIM_FAULTS = ["cuDeviceComputeCapability:crash;cuStreamQuery:delay_ns=60000000000"]
+)");
+  auto res = test::run_cuparity({"run", m, "--out", dir + "/out"}, sim_env());
+  INFO(res.out << res.err);
+  CHECK(res.exit_code == 1);
+  std::map<std::string, std::string> outcome;
+  for (const auto &r : case_records(dir + "/out"))
+    outcome[r["case"]] = r["outcome"];
+  CHECK(outcome == std::map<std::string, std::string>{
+                       {"context.current.none", "pass"},
+                       {"context.init.facts", "crash"},
+                       {"stream.create.flags_priorities", "pass"},
+                       {"stream.query.not_ready", "timeout"},
+                       {"stream.wait_event.ordering", "pass"}});
+  CHECK_THAT(res.out, Catch::Contains("context.init.facts: crash") &&
+                          Catch::Contains("signal 11") &&
+                          Catch::Contains("stream.query.not_ready: timeout"));
+}
+
+TEST_CASE("SIGKILL of the runner mid-run, then --resume: the same summary as one run",
+          "[runner][resume]") {
+  auto dir = scratch("resume");
+  auto m = write(dir + "/m.toml", four_cells);
+  auto whole = test::run_cuparity({"run", m, "--out", dir + "/whole"}, sim_env());
+  REQUIRE(whole.exit_code == 0);
+
+  process_spec spec;
+  spec.argv = {CUPARITY_EXE, "run", m, "--out", dir + "/cut"};
+  spec.env = sim_env({{"PATH", "/usr/bin:/bin"}});
+  std::size_t before_kill = 0;
+  {
+    child_process runner(spec, dir + "/runner.log");
+    // Kill it (SIGKILL, no chance to clean up) once a few cases are recorded.
+    for (int i = 0; i < 600 && before_kill < 6; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (fs::exists(dir + "/cut/results.jsonl"))
+        before_kill = case_records(dir + "/cut").size();
+    }
+    runner.kill_group();
+    (void)runner.wait();
+  }
+  REQUIRE(before_kill >= 6);
+  const std::size_t kept = case_records(dir + "/cut").size();
+  CHECK(kept >= before_kill);
+  CHECK(kept < 24); // it really was cut short
+  // Without --resume the directory is refused, so nothing recorded is lost.
+  auto refused = test::run_cuparity({"run", m, "--out", dir + "/cut"}, sim_env());
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.err, Catch::Contains("--resume"));
+  auto resumed = test::run_cuparity({"run", m, "--out", dir + "/cut", "--resume"}, sim_env());
+  INFO(resumed.out << resumed.err);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(case_records(dir + "/cut").size() == 24); // each (cell, case) exactly once
+  CHECK(comparable(summary_of(dir + "/cut")) == comparable(summary_of(dir + "/whole")));
+}
+
+TEST_CASE("shards cover every (cell, case) once; merged they equal the whole run",
+          "[runner][shard]") {
+  auto dir = scratch("shards");
+  auto m = write(dir + "/m.toml", four_cells);
+  // A simulated host with two devices, cells spread over both.
+  test::vars env = sim_env({{"CUPARITY_SIM_DEVICES", "2"}});
+  auto whole = test::run_cuparity({"run", m, "--out", dir + "/whole", "--gpus", "all", "-j", "2"},
+                                  env);
+  REQUIRE(whole.exit_code == 0);
+  std::set<std::string> devices;
+  const auto whole_summary = summary_of(dir + "/whole");
+  for (const auto &c : whole_summary["cells"])
+    devices.insert(c["device"].get<std::string>());
+  CHECK(devices == std::set<std::string>{"0", "1"});
+
+  std::multiset<std::pair<std::string, std::string>> seen;
+  std::vector<std::string> shard_dirs;
+  for (int k = 0; k < 3; ++k) {
+    std::string out = dir + "/shard" + std::to_string(k);
+    // Shard 1 takes its index from the GoogleTest variables, as a CI job array would.
+    auto res = k == 1 ? test::run_cuparity({"run", m, "--out", out},
+                                           [&] {
+                                             auto e = env;
+                                             e["GTEST_SHARD_INDEX"] = "1";
+                                             e["GTEST_TOTAL_SHARDS"] = "3";
+                                             return e;
+                                           }())
+                      : test::run_cuparity({"run", m, "--out", out, "--shard",
+                                            std::to_string(k) + "/3"},
+                                           env);
+    INFO(res.out << res.err);
+    REQUIRE(res.exit_code == 0);
+    auto records = case_records(out);
+    CHECK(records.size() == 8); // 24 pairs interleaved over 3 shards
+    for (const auto &r : records)
+      seen.insert({r["cell"].get<std::string>(), r["case"].get<std::string>()});
+    shard_dirs.push_back(out);
+  }
+  CHECK(seen.size() == 24);
+  CHECK(std::set<std::pair<std::string, std::string>>(seen.begin(), seen.end()).size() == 24);
+
+  std::vector<std::string> args{"merge", m};
+  args.insert(args.end(), shard_dirs.begin(), shard_dirs.end());
+  args.insert(args.end(), {"--out", dir + "/merged"});
+  auto merged = test::run_cuparity(args, env);
+  INFO(merged.out << merged.err);
+  REQUIRE(merged.exit_code == 0);
+  CHECK(comparable(summary_of(dir + "/merged")) == comparable(summary_of(dir + "/whole")));
+}
+
+TEST_CASE("a fault on one backend's resolution path: exit 1, a divergence naming case and key",
+          "[runner][fault]") {
+  auto dir = scratch("fault_path");
+  // @proc: only pointers handed out by cuGetProcAddress (the nvidia backend) are faulty.
+  auto m = write(dir + "/m.toml", R"(
+[matrix]
+cases = ["context.init.facts"]
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["0", "1"]
+CUPARITY_SIM_FAULTS = ["cuDeviceTotalMem_v2:corrupt@proc"]
+)");
+  auto res = test::run_cuparity({"run", m, "--out", dir + "/out"}, sim_env());
+  INFO(res.out << res.err);
+  CHECK(res.exit_code == 1);
+  auto s = summary_of(dir + "/out");
+  REQUIRE(s["divergences"].size() == 1);
+  CHECK(s["divergences"][0]["case"] == "context.init.facts");
+  CHECK(s["divergences"][0]["key"] == "observations.total_memory");
+  CHECK(s["problems"].empty()); // nothing failed: only the comparison can see it
+  CHECK_THAT(res.out, Catch::Contains("DIVERGENCE context.init.facts observations.total_memory"));
+}
+
+TEST_CASE("a fault in an exported symbol fails the affected case; a baseline accepts it",
+          "[runner][fault][baseline]") {
+  auto dir = scratch("fault_symbol");
+  auto m = write(dir + "/m.toml", R"(
+[matrix]
+cases = ["alloc.sizes.pattern", "alloc.copy.dtod"]
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["0", "1"]
+CUPARITY_SIM_FAULTS = ["cuMemcpyDtoH_v2:corrupt"]
+)");
+  auto res = test::run_cuparity({"run", m, "--out", dir + "/a", "--write-baseline",
+                                 dir + "/baseline.txt"},
+                                sim_env());
+  INFO(res.out << res.err);
+  CHECK(res.exit_code == 1);
+  auto s = summary_of(dir + "/a");
+  // Both cases read their results back with cuMemcpyDtoH: both fail, in both cells.
+  REQUIRE(s["problems"].size() == 4);
+  for (const auto &p : s["problems"])
+    CHECK(p["kind"] == "failure");
+
+  // The written baseline accepts exactly those failures...
+  auto again = test::run_cuparity({"run", m, "--out", dir + "/b", "--baseline",
+                                   dir + "/baseline.txt"},
+                                  sim_env());
+  CHECK(again.exit_code == 0);
+  CHECK(summary_of(dir + "/b")["allowed"] == 4);
+  // ...and once the fault is gone, the expected failures pass: unexpected passes fail the run.
+  auto fixed_m = write(dir + "/fixed.toml", R"(
+[matrix]
+cases = ["alloc.sizes.pattern", "alloc.copy.dtod"]
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["0", "1"]
+CUPARITY_SIM_FAULTS = [""]
+)");
+  std::string text;
+  {
+    std::ifstream in(dir + "/baseline.txt");
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  // Cell ids include the fault variable; rewrite them for the fixed matrix.
+  for (auto pos = text.find("cuMemcpyDtoH_v2:corrupt"); pos != std::string::npos;
+       pos = text.find("cuMemcpyDtoH_v2:corrupt"))
+    text.erase(pos, std::string("cuMemcpyDtoH_v2:corrupt").size());
+  write(dir + "/baseline-fixed.txt", text);
+  auto passes = test::run_cuparity({"run", fixed_m, "--out", dir + "/c", "--baseline",
+                                    dir + "/baseline-fixed.txt"},
+                                   sim_env());
+  INFO(passes.out);
+  CHECK(passes.exit_code == 1);
+  CHECK_THAT(passes.out, Catch::Contains("PROBLEM unexpected_pass"));
+}
+
+TEST_CASE("bad input is exit 2 with a message naming it; a driver guard miss is exit 3",
+          "[runner][errors]") {
+  auto dir = scratch("bad_input");
+  auto m = write(dir + "/m.toml", "[axes]\nNUMBA_CUDA_USE_NVIDIA_BINDING = [\"0\"]\n[matrix]\n"
+                                  "cases = [\"binding.config.effective\"]\n");
+  auto run = [&](std::vector<std::string> args, test::vars env = {}) {
+    return test::run_cuparity(std::move(args), sim_env(std::move(env)));
+  };
+  auto missing = run({"run", dir + "/nope.toml"});
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.err, Catch::Contains("nope.toml"));
+  auto bad_matrix = run({"run", write(dir + "/bad.toml", "[axes]\nA = 3\n")});
+  CHECK(bad_matrix.exit_code == 2);
+  CHECK_THAT(bad_matrix.err, Catch::Contains("bad.toml:2:5:"));
+  CHECK(run({"run", m, "--shard", "3/2"}).exit_code == 2);
+  CHECK(run({"run", m, "--out", dir + "/g"}, {{"GTEST_SHARD_INDEX", "1"}}).exit_code == 2);
+  auto unknown_case = run({"run", m, "--case", "nope.*"});
+  CHECK(unknown_case.exit_code == 2);
+  CHECK_THAT(unknown_case.err, Catch::Contains("nope.*"));
+  CHECK(run({"run", m, "--baseline", dir + "/none.txt"}).exit_code == 2);
+  auto guard = run({"run", m, "--out", dir + "/guard", "--expect-driver", "12040"});
+  CHECK(guard.exit_code == 3);
+  CHECK_THAT(guard.err, Catch::Contains("13.0"));
+  CHECK(run({"run", m, "--out", dir + "/ok", "--expect-driver", "13.0"}).exit_code == 0);
+  auto no_driver = test::run_cuparity({"run", m, "--out", dir + "/nodriver"},
+                                      {{var::driver, write(dir + "/junk.so", "junk")}});
+  CHECK(no_driver.exit_code == 3);
+}
