@@ -8,6 +8,7 @@
 #include "config.hpp"
 #include "exit_codes.hpp"
 #include "gpu_lock.hpp"
+#include "latency_phase.hpp"
 #include "matrix.hpp"
 #include "provenance.hpp"
 #include "results.hpp"
@@ -334,11 +335,30 @@ std::vector<nlohmann::json> read_all(const std::vector<std::string> &dirs) {
   return records;
 }
 
+/// Reads a previous summary.json for latency comparison; throws naming the file.
+nlohmann::json read_summary(const std::string &path) {
+  std::ifstream in(path);
+  if (!in)
+    throw std::runtime_error(path + ": cannot read the latency baseline (a summary.json)");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception &e) {
+    throw std::runtime_error(path + ": not JSON: " + e.what());
+  }
+  if (j.value("schema", "") != summary_schema)
+    throw std::runtime_error(path + ": schema '" + j.value("schema", "") + "' is not " +
+                             summary_schema);
+  return j;
+}
+
 int finish(const matrix &m, const std::vector<nlohmann::json> &records,
            const std::vector<baseline_entry> &baseline, run_facts facts,
-           const std::string &out_dir, const std::optional<std::string> &write_baseline_path) {
+           const std::string &out_dir, const std::optional<std::string> &write_baseline_path,
+           const nlohmann::json *latency_baseline) {
   comparison c = compare_results(m, records, baseline);
   facts.finished = utc_now();
+  facts.latency = latency_summary(m, records, latency_baseline, facts.latency_failed);
   auto summary = make_summary(m, records, c, facts);
   {
     std::ofstream out(out_dir + "/summary.json");
@@ -393,6 +413,15 @@ int run_matrix(const run_options &opt) {
       return bad(std::string(e.what()) + (opt.baseline ? "" : " (named by the matrix's "
                                                                "matrix.baseline; create it with "
                                                                "--write-baseline)"));
+    }
+  }
+
+  nlohmann::json latency_base;
+  if (opt.latency_baseline) {
+    try {
+      latency_base = read_summary(*opt.latency_baseline);
+    } catch (const std::exception &e) {
+      return bad(e.what());
     }
   }
 
@@ -550,6 +579,27 @@ int run_matrix(const run_options &opt) {
     return 130;
   }
   results.append({{"type", "functional_phase"}, {"wall_s", facts.functional_wall_s}});
+  // ---- latency: the GPU to itself, after every functional cell is done
+  if (m.latency.enabled && opt.latency) {
+    std::cerr << "cuparity run: latency phase: " << m.cells.size() << " cells, "
+              << m.latency.rounds << "-" << m.latency.max_rounds << " rounds\n";
+    std::signal(SIGINT, on_stop_signal);
+    std::signal(SIGTERM, on_stop_signal);
+    const auto l0 = std::chrono::steady_clock::now();
+    run_latency_phase(m, {gpus.empty() ? "" : gpus.front(), out_dir + "/logs",
+                          opt.latency_min_time},
+                      results, g_stop);
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    if (g_stop) {
+      std::cerr << "cuparity run: interrupted in the latency phase; the functional results are "
+                << "in " << results_path << "\n";
+      return 130;
+    }
+    results.append({{"type", "latency_phase"},
+                    {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - l0)
+                                   .count()}});
+  }
   std::vector<nlohmann::json> records;
   try {
     records = read_all({out_dir});
@@ -557,12 +607,23 @@ int run_matrix(const run_options &opt) {
     std::cerr << "cuparity run: " << e.what() << "\n";
     return exit_code::failures;
   }
-  return finish(m, records, baseline, facts, out_dir, opt.write_baseline);
+  return finish(m, records, baseline, facts, out_dir, opt.write_baseline,
+                latency_base.is_null() ? nullptr : &latency_base);
 }
 
 int summarize_results(const std::string &matrix_path, const std::vector<std::string> &result_dirs,
                       const std::string &out_dir, const std::optional<std::string> &baseline_path,
-                      const std::vector<std::string> &argv) {
+                      const std::vector<std::string> &argv,
+                      const std::optional<std::string> &latency_baseline) {
+  nlohmann::json latency_base;
+  if (latency_baseline) {
+    try {
+      latency_base = read_summary(*latency_baseline);
+    } catch (const std::exception &e) {
+      std::cerr << "cuparity: " << e.what() << "\n";
+      return exit_code::bad_input;
+    }
+  }
   std::optional<matrix> loaded;
   try {
     loaded.emplace(load_matrix(matrix_path, known_case_glob));
@@ -612,7 +673,8 @@ int summarize_results(const std::string &matrix_path, const std::vector<std::str
     for (const auto &r : records)
       merged << r.dump() << "\n";
   }
-  return finish(*loaded, records, baseline, facts, out_dir, std::nullopt);
+  return finish(*loaded, records, baseline, facts, out_dir, std::nullopt,
+                latency_base.is_null() ? nullptr : &latency_base);
 }
 
 } // namespace cuparity

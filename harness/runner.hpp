@@ -29,6 +29,8 @@ struct run_options {
   std::optional<std::string> baseline;
   std::optional<std::string> write_baseline;
   bool latency = true;           ///< run the latency phase when the matrix enables it
+  std::optional<std::string> latency_baseline; ///< a previous summary.json to compare against
+  double latency_min_time = 0;   ///< seconds per probe per round (0 = the matrix's)
   std::vector<std::string> argv; ///< for provenance
 };
 
@@ -41,6 +43,7 @@ struct run_options {
                                     const std::vector<std::string> &result_dirs,
                                     const std::string &out_dir,
                                     const std::optional<std::string> &baseline,
-                                    const std::vector<std::string> &argv);
+                                    const std::vector<std::string> &argv,
+                                    const std::optional<std::string> &latency_baseline = {});
 
 } // namespace cuparity

@@ -247,6 +247,49 @@ void print_console(std::ostream &out, const matrix &m, const std::vector<nlohman
     for (const auto &[cell, v] : d.values)
       out << "    " << cell << ": " << v.dump() << "\n";
   }
+  if (facts.latency.is_object()) {
+    const auto &lat = facts.latency;
+    out << "latency (" << lat.value("rounds", 0) << " rounds; median per round, CV; facade "
+        << "overhead vs direct pointer):\n";
+    std::map<std::string, std::map<std::string, nlohmann::json>> stat;
+    for (const auto &st : lat["stats"])
+      stat[st["probe"]][st["series"]] = st;
+    std::map<std::string, std::map<std::string, nlohmann::json>> over;
+    for (const auto &o : lat["overhead"])
+      over[o["probe"]][o["series"]] = o;
+    for (const auto &p : lat["probes"]) {
+      const std::string name = p["name"], unit = p["unit"];
+      out << "  " << std::left << std::setw(26) << name;
+      for (const auto &mc : m.cells) {
+        if (!stat[name].count(mc.id))
+          continue;
+        const auto &st = stat[name][mc.id];
+        out << " " << mc.id << ": " << std::setprecision(4) << st["median"].get<double>() << " "
+            << unit << " cv " << std::setprecision(2) << 100 * st["cv"].get<double>() << "%";
+        if (over[name].count(mc.id)) {
+          const auto &o = over[name][mc.id];
+          out << " (x" << std::setprecision(4) << o["ratio"].get<double>() << ", "
+              << std::showpos << std::setprecision(3) << o["delta"].get<double>() << std::noshowpos
+              << " " << unit << ")";
+        }
+        out << ";";
+      }
+      out << "\n";
+    }
+    for (const auto &cmp : lat["comparisons"])
+      if (cmp["verdict"] != "same")
+        out << "  LATENCY " << cmp["probe"].get<std::string>() << ": "
+            << cmp["b"].get<std::string>() << " vs " << cmp["a"].get<std::string>() << " is "
+            << cmp["verdict"].get<std::string>() << " (ratio " << cmp["ratio"].get<double>()
+            << ", 95% CI " << cmp["ci_low"].get<double>() << ".." << cmp["ci_high"].get<double>()
+            << ", p " << cmp["p_value"].get<double>() << ")\n";
+    for (const auto &b : lat["baseline"])
+      if (b["verdict"] != "same")
+        out << "  BASELINE " << b["probe"].get<std::string>() << " " << b["b"].get<std::string>()
+            << ": " << b["verdict"].get<std::string>() << " (ratio " << b["ratio"].get<double>()
+            << ")\n";
+    out << std::fixed;
+  }
   const int code = verdict_exit_code(c, facts);
   out << "cuparity: " << m.name << ": " << c.results << " results in " << m.cells.size()
       << " cells, " << c.groups.size() << " semantic groups; " << c.problems.size()

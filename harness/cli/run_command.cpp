@@ -12,7 +12,7 @@ namespace {
 
 struct run_cli {
   run_options opt;
-  std::string shard, gpus, baseline, write_baseline;
+  std::string shard, gpus, baseline, write_baseline, latency_baseline;
 };
 
 std::vector<std::string> split(const std::string &s, char sep) {
@@ -50,6 +50,8 @@ int run(run_cli &r, const std::vector<std::string> &argv) {
     r.opt.baseline = r.baseline;
   if (!r.write_baseline.empty())
     r.opt.write_baseline = r.write_baseline;
+  if (!r.latency_baseline.empty())
+    r.opt.latency_baseline = r.latency_baseline;
   return run_matrix(r.opt);
 }
 
@@ -79,10 +81,15 @@ void add_run_command(CLI::App &app, action &run_action, const std::vector<std::s
   cmd->add_option("--write-baseline", r->write_baseline,
                   "Write this run's non-passes as a baseline file");
   cmd->add_flag("!--no-latency", r->opt.latency, "Skip the latency phase");
+  cmd->add_option("--latency-baseline", r->latency_baseline,
+                  "A previous summary.json: compare every probe against it");
+  cmd->add_option("--latency-min-time", r->opt.latency_min_time,
+                  "Seconds each probe runs per round (default: the matrix's latency.min_time_s)")
+      ->check(CLI::PositiveNumber);
   cmd->callback([r, &run_action, argv] { run_action = [r, argv] { return run(*r, argv); }; });
 
   struct merge_cli {
-    std::string matrix, out, baseline;
+    std::string matrix, out, baseline, latency_baseline;
     std::vector<std::string> dirs;
   };
   auto mg = std::make_shared<merge_cli>();
@@ -92,12 +99,16 @@ void add_run_command(CLI::App &app, action &run_action, const std::vector<std::s
   merge->add_option("dirs", mg->dirs, "Result directories of the shards")->required();
   merge->add_option("-o,--out", mg->out, "Output directory")->required();
   merge->add_option("--baseline", mg->baseline, "Baseline file (overrides matrix.baseline)");
+  merge->add_option("--latency-baseline", mg->latency_baseline,
+                    "A previous summary.json for the latency comparison");
   merge->callback([mg, &run_action, argv] {
     run_action = [mg, argv] {
-      std::optional<std::string> b;
+      std::optional<std::string> b, lb;
       if (!mg->baseline.empty())
         b = mg->baseline;
-      return summarize_results(mg->matrix, mg->dirs, mg->out, b, argv);
+      if (!mg->latency_baseline.empty())
+        lb = mg->latency_baseline;
+      return summarize_results(mg->matrix, mg->dirs, mg->out, b, argv, lb);
     };
   });
 }

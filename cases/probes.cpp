@@ -1,0 +1,198 @@
+// The latency probes (names follow the cuda-python benchmark cases where one exists, so figures
+// can be set side by side: reference/cuda_driver.md 1e). Each is one function written against a
+// call policy P (facade or direct pointer) and one registration line.
+#include "cases/kernels/kernel_images.hpp"
+#include "harness/nvrtc.hpp"
+#include "harness/probe_registry.hpp"
+
+#include <vector>
+
+namespace cuparity::probes {
+namespace {
+
+using state = benchmark::State;
+
+CUfunction function(probe_env &e, const char *name) {
+  CUfunction f = nullptr;
+  e.drv.cuModuleGetFunction(&f, e.module, name);
+  return f;
+}
+
+template <class P> void launch_empty(state &s, probe_env &e, P) {
+  auto launch = P::bind(e.drv.cuLaunchKernel);
+  CUfunction f = function(e, "cuparity_empty");
+  for (auto _ : s)
+    launch(f, 1u, 1u, 1u, 1u, 1u, 1u, 0u, e.stream, static_cast<void **>(nullptr),
+           static_cast<void **>(nullptr));
+  e.drv.cuStreamSynchronize(e.stream);
+}
+
+template <class P> void launch_args16(state &s, probe_env &e, P) {
+  auto launch = P::bind(e.drv.cuLaunchKernel);
+  CUfunction f = function(e, "cuparity_args16");
+  void *values[16] = {};
+  void *params[16];
+  for (int i = 0; i < 16; ++i)
+    params[i] = &values[i];
+  for (auto _ : s)
+    launch(f, 1u, 1u, 1u, 1u, 1u, 1u, 0u, e.stream, params, static_cast<void **>(nullptr));
+  e.drv.cuStreamSynchronize(e.stream);
+}
+
+template <class P> void launch_empty_sync(state &s, probe_env &e, P) {
+  auto launch = P::bind(e.drv.cuLaunchKernel);
+  auto sync = P::bind(e.drv.cuStreamSynchronize);
+  CUfunction f = function(e, "cuparity_empty");
+  for (auto _ : s) {
+    launch(f, 1u, 1u, 1u, 1u, 1u, 1u, 0u, e.stream, static_cast<void **>(nullptr),
+           static_cast<void **>(nullptr));
+    sync(e.stream);
+  }
+}
+
+template <class P> void stream_sync_idle(state &s, probe_env &e, P) {
+  auto sync = P::bind(e.drv.cuStreamSynchronize);
+  for (auto _ : s)
+    sync(e.stream);
+}
+
+template <class P> void stream_query(state &s, probe_env &e, P) {
+  auto query = P::bind(e.drv.cuStreamQuery);
+  for (auto _ : s)
+    query(e.stream);
+}
+
+template <class P> void event_record_sync(state &s, probe_env &e, P) {
+  CUevent ev = nullptr;
+  e.drv.cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING);
+  auto record = P::bind(e.drv.cuEventRecord);
+  auto sync = P::bind(e.drv.cuEventSynchronize);
+  for (auto _ : s) {
+    record(ev, e.stream);
+    sync(ev);
+  }
+  e.drv.cuEventDestroy(ev);
+}
+
+template <class P> void ctx_get_current(state &s, probe_env &e, P) {
+  auto get = P::bind(e.drv.cuCtxGetCurrent);
+  CUcontext c = nullptr;
+  for (auto _ : s) {
+    get(&c);
+    benchmark::DoNotOptimize(c);
+  }
+}
+
+template <class P> void ctx_push_pop(state &s, probe_env &e, P) {
+  auto push = P::bind(e.drv.cuCtxPushCurrent);
+  auto pop = P::bind(e.drv.cuCtxPopCurrent);
+  CUcontext c = nullptr;
+  for (auto _ : s) {
+    push(e.ctx);
+    pop(&c);
+  }
+}
+
+template <class P> void mem_alloc_free_4k(state &s, probe_env &e, P) {
+  auto alloc = P::bind(e.drv.cuMemAlloc);
+  auto release = P::bind(e.drv.cuMemFree);
+  CUdeviceptr p = 0;
+  for (auto _ : s) {
+    alloc(&p, std::size_t{4096});
+    release(p);
+  }
+}
+
+template <class P> void memcpy_htod_4b(state &s, probe_env &e, P) {
+  auto copy = P::bind(e.drv.cuMemcpyHtoD);
+  CUdeviceptr p = 0;
+  e.drv.cuMemAlloc(&p, 4);
+  unsigned int value = 7;
+  for (auto _ : s)
+    copy(p, static_cast<const void *>(&value), std::size_t{4});
+  e.drv.cuMemFree(p);
+}
+
+constexpr std::size_t big_copy = std::size_t{64} << 20;
+
+/// Bandwidth of a 64 MiB pinned host-to-device copy, timed on the device with events.
+template <class P> void memcpy_htod_64mib(state &s, probe_env &e, P) {
+  auto copy = P::bind(e.drv.cuMemcpyHtoDAsync);
+  void *host = nullptr;
+  CUdeviceptr dev = 0;
+  CUevent start = nullptr, stop = nullptr;
+  e.drv.cuMemHostAlloc(&host, big_copy, 0);
+  e.drv.cuMemAlloc(&dev, big_copy);
+  e.drv.cuEventCreate(&start, CU_EVENT_DEFAULT);
+  e.drv.cuEventCreate(&stop, CU_EVENT_DEFAULT);
+  for (auto _ : s) {
+    e.drv.cuEventRecord(start, e.stream);
+    copy(dev, static_cast<const void *>(host), big_copy, e.stream);
+    e.drv.cuEventRecord(stop, e.stream);
+    e.drv.cuEventSynchronize(stop);
+    float ms = 0;
+    e.drv.cuEventElapsedTime(&ms, start, stop);
+    s.SetIterationTime(ms / 1000.0);
+  }
+  e.drv.cuEventDestroy(start);
+  e.drv.cuEventDestroy(stop);
+  e.drv.cuMemFree(dev);
+  e.drv.cuMemFreeHost(host);
+}
+
+template <class P> void module_load_cubin(state &s, probe_env &e, P) {
+  auto load = P::bind(e.drv.cuModuleLoadData);
+  auto unload = P::bind(e.drv.cuModuleUnload);
+  const void *image = find_kernel_image("basic.cubin").data.data();
+  CUmodule m = nullptr;
+  for (auto _ : s) {
+    load(&m, image);
+    unload(m);
+  }
+}
+
+/// NVRTC only (no driver call): the same in every cell unless something else loads the machine.
+template <class P> void nvrtc_compile_small(state &s, probe_env &, P) {
+  const std::string source = "extern \"C\" __global__ void k(float *p) { p[threadIdx.x] *= 2; }\n";
+  auto &compiler = nvrtc::instance();
+  for (auto _ : s) {
+    auto out = compiler.compile(source, "small.cu", {"--gpu-architecture=compute_90"});
+    benchmark::DoNotOptimize(out.ptx.data());
+  }
+}
+
+} // namespace
+
+CUPARITY_PROBE_FILE(register_probes) {
+  registry.add("launch.empty_kernel", probe_kind::host,
+               [](state &s, probe_env &e, auto p) { launch_empty(s, e, p); });
+  registry.add("launch.args16", probe_kind::host,
+               [](state &s, probe_env &e, auto p) { launch_args16(s, e, p); });
+  registry.add("launch.empty_kernel_sync", probe_kind::host,
+               [](state &s, probe_env &e, auto p) { launch_empty_sync(s, e, p); });
+  registry.add("stream.sync_idle", probe_kind::host,
+               [](state &s, probe_env &e, auto p) { stream_sync_idle(s, e, p); });
+  registry.add("stream.query", probe_kind::host,
+               [](state &s, probe_env &e, auto p) { stream_query(s, e, p); });
+  registry.add("event.record_sync", probe_kind::host,
+               [](state &s, probe_env &e, auto p) { event_record_sync(s, e, p); });
+  registry.add("ctx.get_current", probe_kind::host,
+               [](state &s, probe_env &e, auto p) { ctx_get_current(s, e, p); });
+  registry.add("ctx.push_pop", probe_kind::host,
+               [](state &s, probe_env &e, auto p) { ctx_push_pop(s, e, p); });
+  registry.add("mem.alloc_free_4k", probe_kind::host,
+               [](state &s, probe_env &e, auto p) { mem_alloc_free_4k(s, e, p); });
+  registry.add("memcpy.htod_4b", probe_kind::host,
+               [](state &s, probe_env &e, auto p) { memcpy_htod_4b(s, e, p); });
+  registry
+      .add("memcpy.htod_64mib", probe_kind::bandwidth,
+           [](state &s, probe_env &e, auto p) { memcpy_htod_64mib(s, e, p); })
+      .bytes_per_iteration = static_cast<double>(big_copy);
+  registry.add("module.load_cubin", probe_kind::host,
+               [](state &s, probe_env &e, auto p) { module_load_cubin(s, e, p); });
+  registry.add(
+      "nvrtc.compile_small", probe_kind::host,
+      [](state &s, probe_env &e, auto p) { nvrtc_compile_small(s, e, p); }, false);
+}
+
+} // namespace cuparity::probes

@@ -1,0 +1,188 @@
+// `cuparity probe`: runs the latency probes once in this process (one round of one cell) and
+// writes one JSON event per probe and series.
+#include "commands.hpp"
+
+#include "cases/kernels/kernel_images.hpp"
+#include "harness/config.hpp"
+#include "harness/device_facts.hpp"
+#include "harness/exit_codes.hpp"
+#include "harness/json_records.hpp"
+#include "harness/probe_registry.hpp"
+#include "harness/session.hpp"
+
+#include <benchmark/benchmark.h>
+#include <chrono>
+#include <fnmatch.h>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <unistd.h>
+
+namespace cuparity::cli {
+namespace {
+
+struct probe_options {
+  std::vector<std::string> probes;
+  double min_time = 0.05;
+  bool direct_first = false;
+  int events_fd = 1;
+};
+
+void write_event(int fd, const nlohmann::json &j) {
+  std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  for (std::size_t done = 0; done < line.size();) {
+    ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+    if (n <= 0)
+      return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+/// Collects Google Benchmark's runs in memory instead of printing them.
+class collecting_reporter : public benchmark::BenchmarkReporter {
+public:
+  bool ReportContext(const Context &) override { return true; }
+  void ReportRuns(const std::vector<Run> &runs) override {
+    for (const auto &r : runs)
+      m_runs.push_back(r);
+  }
+  const std::vector<Run> &runs() const { return m_runs; }
+
+private:
+  std::vector<Run> m_runs;
+};
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+int run_probes(const probe_options &opt) {
+  auto fail = [&](const std::string &kind, const std::string &msg, int code) {
+    write_event(opt.events_fd, {{"event", "cell_error"}, {"kind", kind}, {"message", msg}});
+    std::cerr << "cuparity probe: " << msg << "\n";
+    return code;
+  };
+  std::unique_ptr<session> sess;
+  try {
+    sess = session::open(read_settings(process_environment(), executable_dir()));
+  } catch (const config_error &e) {
+    return fail("config", e.what(), exit_code::bad_input);
+  } catch (const std::exception &e) {
+    return fail("driver", e.what(), exit_code::environment);
+  }
+  driver &d = sess->drv();
+  probe_env env{d};
+  try {
+    auto t0 = std::chrono::steady_clock::now();
+    d.cuInit(0);
+    double init_ms = ms_since(t0);
+    d.cuDeviceGet(&env.dev, 0);
+    auto t1 = std::chrono::steady_clock::now();
+    d.cuDevicePrimaryCtxRetain(&env.ctx, env.dev);
+    double retain_ms = ms_since(t1);
+    d.cuCtxSetCurrent(env.ctx);
+    d.cuModuleLoadData(&env.module, find_kernel_image("basic.cubin").data.data());
+    d.cuStreamCreate(&env.stream, CU_STREAM_NON_BLOCKING);
+    write_event(opt.events_fd, {{"event", "cell_start"},
+                                {"pid", static_cast<long>(getpid())},
+                                {"config", to_json(sess->config())},
+                                {"driver", to_json(query_driver_facts(d))},
+                                {"startup_ms", {{"cuInit", init_ms}, {"primary_ctx_retain", retain_ms}}}});
+    // cell.startup: what a fresh process pays before its first useful call (a probe like the
+    // others for selection, measured here rather than by Google Benchmark).
+    bool want_startup = opt.probes.empty();
+    for (const auto &g : opt.probes)
+      want_startup = want_startup || fnmatch(g.c_str(), "cell.startup", 0) == 0;
+    if (want_startup)
+      write_event(opt.events_fd, {{"event", "probe"},
+                                {"probe", "cell.startup"},
+                                {"series", "facade"},
+                                {"kind", "startup"},
+                                {"unit", "ns"},
+                                {"value", (init_ms + retain_ms) * 1e6}});
+  } catch (const std::exception &e) {
+    return fail("driver", e.what(), exit_code::environment);
+  }
+
+  int argc = 1;
+  char arg0[] = "cuparity";
+  char *argv[] = {arg0, nullptr};
+  benchmark::Initialize(&argc, argv);
+  std::map<std::string, std::pair<const probe_def *, std::string>> by_name;
+  for (const probe_def *p : probe_registry::instance().select(opt.probes)) {
+    auto add = [&](const std::string &series) {
+      const std::string name = p->name + "/" + series;
+      auto body = series == "direct" ? p->direct : p->facade;
+      // google/benchmark does not catch exceptions (aesthetics.md 4): a driver error would end
+      // the process, so it becomes SkipWithError and the other probes still run.
+      auto *b = benchmark::RegisterBenchmark(name.c_str(), [body, &env](benchmark::State &s) {
+        try {
+          body(s, env);
+        } catch (const std::exception &e) {
+          s.SkipWithError(e.what());
+        }
+      });
+      b->Unit(benchmark::kNanosecond)->MinTime(opt.min_time);
+      if (p->kind == probe_kind::device || p->kind == probe_kind::bandwidth)
+        b->UseManualTime();
+      else
+        b->UseRealTime();
+      by_name[name] = {p, series};
+    };
+    if (!p->has_direct) {
+      add("facade");
+    } else if (opt.direct_first) {
+      add("direct"), add("facade");
+    } else {
+      add("facade"), add("direct");
+    }
+  }
+  collecting_reporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  for (const auto &r : reporter.runs()) {
+    auto it = by_name.find(r.run_name.function_name); // benchmark_name() adds /min_time:…
+    if (it == by_name.end())
+      continue;
+    const probe_def &p = *it->second.first;
+    nlohmann::json ev{{"event", "probe"},
+                      {"probe", p.name},
+                      {"series", it->second.second},
+                      {"kind", to_string(p.kind)},
+                      {"unit", unit_of(p.kind)},
+                      {"iterations", r.iterations}};
+    if (r.error_occurred) {
+      ev["error"] = r.error_message;
+    } else {
+      const double ns = r.GetAdjustedRealTime(); // per iteration, in the run's unit (ns)
+      ev["value"] = p.kind == probe_kind::bandwidth ? p.bytes_per_iteration / ns : ns; // GB/s
+    }
+    write_event(opt.events_fd, ev);
+  }
+  (void)d.cuStreamDestroy.raw(env.stream);
+  (void)d.cuModuleUnload.raw(env.module);
+  (void)d.cuDevicePrimaryCtxRelease.raw(env.dev);
+  return exit_code::ok;
+}
+
+} // namespace
+
+void add_probe_command(CLI::App &app, action &run) {
+  auto opt = std::make_shared<probe_options>();
+  auto *cmd = app.add_subcommand("probe", "Run the latency probes once in this process (one "
+                                          "round of one cell; used by `run`)");
+  cmd->add_option("--probe", opt->probes, "Probe name or glob (repeatable; default all)");
+  cmd->add_option("--min-time", opt->min_time, "Seconds each probe runs (Google Benchmark)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--direct-first", opt->direct_first,
+                "Run each probe's direct series before the facade's (rounds alternate)");
+  cmd->add_option("--events-fd", opt->events_fd, "File descriptor for the events (default 1)");
+  cmd->add_flag_callback("--list", [] {
+    for (const auto &p : probe_registry::instance().all())
+      std::cout << p.name << "  " << to_string(p.kind) << " (" << unit_of(p.kind) << ")"
+                << (p.has_direct ? "" : ", no direct series") << "\n";
+    std::exit(0);
+  }, "List the probes and exit");
+  cmd->callback([opt, &run] { run = [opt] { return run_probes(*opt); }; });
+}
+
+} // namespace cuparity::cli

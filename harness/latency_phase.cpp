@@ -1,0 +1,247 @@
+// Latency rounds (processes, interleaving, stopping rule) and their statistics.
+#include "latency_phase.hpp"
+
+#include "compare.hpp"
+#include "config.hpp"
+#include "gpu_environment.hpp"
+#include "latency_stats.hpp"
+#include "subprocess.hpp"
+
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <set>
+
+namespace cuparity {
+namespace fs = std::filesystem;
+
+namespace {
+
+using samples_t = std::map<std::string, std::map<std::string, std::vector<double>>>; // probe->series
+
+std::string series_name(const std::string &cell, const std::string &series) {
+  return series == "direct" ? "direct:" + cell : cell;
+}
+
+samples_t collect(const std::vector<nlohmann::json> &records,
+                  std::map<std::string, std::pair<std::string, std::string>> &probe_kind_unit) {
+  samples_t s;
+  for (const auto &r : records) {
+    if (r.value("type", "") != "latency_sample" || !r.contains("value"))
+      continue;
+    const std::string probe = r.value("probe", "");
+    s[probe][series_name(r.value("cell", ""), r.value("series", "facade"))].push_back(
+        r["value"].get<double>());
+    probe_kind_unit[probe] = {r.value("kind", "host"), r.value("unit", "ns")};
+  }
+  return s;
+}
+
+} // namespace
+
+void run_latency_phase(const matrix &m, const latency_run_options &o, results_writer &results,
+                       const std::atomic<bool> &stop) {
+  const auto &l = m.latency;
+  const std::string exe = fs::read_symlink("/proc/self/exe").string();
+  const double min_time = o.min_time_override > 0 ? o.min_time_override : l.min_time_s;
+  std::map<std::string, std::map<std::string, std::vector<double>>> seen; // probe -> series
+  for (int round = 0; round < l.max_rounds && !stop; ++round) {
+    if (round >= l.rounds) {
+      bool spread_ok = true;
+      for (const auto &[probe, series] : seen)
+        for (const auto &[name, values] : series)
+          spread_ok = spread_ok && coefficient_of_variation(values) <= l.target_cv;
+      if (spread_ok)
+        break;
+    }
+    std::vector<const cell *> order;
+    for (const auto &c : m.cells)
+      order.push_back(&c);
+    if (round % 2)
+      std::reverse(order.begin(), order.end());
+    for (const cell *c : order) {
+      if (stop)
+        return;
+      process_spec spec;
+      spec.argv = {exe, "probe", "--events-fd", "3", "--min-time", std::to_string(min_time)};
+      if (round % 2)
+        spec.argv.push_back("--direct-first");
+      for (const auto &p : l.probes) {
+        spec.argv.push_back("--probe");
+        spec.argv.push_back(p);
+      }
+      spec.env = current_environment();
+      for (const auto &v : m.variables)
+        spec.env.erase(v);
+      for (const auto &[k, v] : c->env)
+        if (v)
+          spec.env[k] = *v;
+      if (!o.gpu.empty())
+        spec.env["CUDA_VISIBLE_DEVICES"] = o.gpu;
+      std::string log = o.log_dir + "/latency.log";
+      child_process child(spec, log);
+      std::string line;
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
+      for (;;) {
+        auto st = child.read_line(line, std::chrono::milliseconds(200));
+        if (st == child_process::read_status::eof)
+          break;
+        if (st == child_process::read_status::timeout) {
+          if (stop || std::chrono::steady_clock::now() > deadline) {
+            child.kill_group();
+            break;
+          }
+          continue;
+        }
+        nlohmann::json ev;
+        try {
+          ev = nlohmann::json::parse(line);
+        } catch (const nlohmann::json::exception &) {
+          continue;
+        }
+        const std::string type = ev.value("event", "");
+        if (type == "cell_start" && round == 0) {
+          results.append({{"type", "latency_cell"},
+                          {"cell", c->id},
+                          {"config", ev.value("config", nlohmann::json::object())}});
+        } else if (type == "cell_error") {
+          results.append({{"type", "latency_error"},
+                          {"cell", c->id},
+                          {"round", round},
+                          {"message", ev.value("message", "")}});
+        } else if (type == "probe") {
+          nlohmann::json rec{{"type", "latency_sample"}, {"round", round},
+                             {"cell", c->id},            {"probe", ev.value("probe", "")},
+                             {"series", ev.value("series", "facade")},
+                             {"kind", ev.value("kind", "host")},
+                             {"unit", ev.value("unit", "ns")}};
+          if (ev.contains("value")) {
+            rec["value"] = ev["value"];
+            seen[rec["probe"]][series_name(c->id, rec["series"])].push_back(ev["value"]);
+          } else {
+            rec["error"] = ev.value("error", "no value");
+          }
+          results.append(rec);
+        }
+      }
+      (void)child.wait();
+    }
+    nlohmann::json env = read_gpu_environment(0);
+    env["type"] = "latency_environment";
+    env["round"] = round;
+    results.append(env);
+  }
+}
+
+nlohmann::json latency_summary(const matrix &m, const std::vector<nlohmann::json> &records,
+                               const nlohmann::json *baseline, bool &failed) {
+  failed = false;
+  std::map<std::string, std::pair<std::string, std::string>> kind_unit;
+  samples_t samples = collect(records, kind_unit);
+  if (samples.empty())
+    return nullptr;
+  const auto &l = m.latency;
+  // Semantic groups from what each cell's process decided (functional or probe processes).
+  std::map<std::string, std::string> cell_group;
+  for (const auto &r : records) {
+    const std::string type = r.value("type", "");
+    if ((type == "cell" || type == "latency_cell") && r.contains("config"))
+      cell_group[r.value("cell", "")] = semantic_key(r["config"]);
+  }
+  auto rule_for = [&](const std::string &probe) {
+    comparison_rule rule;
+    rule.threshold = l.thresholds.count(probe) ? l.thresholds.at(probe) : l.regression_threshold;
+    rule.lower_is_better = kind_unit[probe].second != "GB/s";
+    rule.floor = rule.lower_is_better ? l.floor_ns : 0;
+    return rule;
+  };
+  auto verdict_json = [](const latency_verdict &v, const comparison_rule &rule) {
+    return nlohmann::json{{"median_a", v.median_a}, {"median_b", v.median_b},
+                          {"ratio", v.ratio.ratio}, {"ci_low", v.ratio.low},
+                          {"ci_high", v.ratio.high}, {"p_value", v.p_value},
+                          {"verdict", v.verdict},   {"threshold", rule.threshold}};
+  };
+  nlohmann::json probes = nlohmann::json::array(), stats = nlohmann::json::array(),
+                 comparisons = nlohmann::json::array(), overhead = nlohmann::json::array(),
+                 base = nlohmann::json::array();
+  int rounds = 0;
+  for (const auto &r : records)
+    if (r.value("type", "") == "latency_sample")
+      rounds = std::max(rounds, r.value("round", 0) + 1);
+  for (const auto &[probe, series] : samples) {
+    const auto rule = rule_for(probe);
+    probes.push_back({{"name", probe},
+                      {"kind", kind_unit[probe].first},
+                      {"unit", kind_unit[probe].second},
+                      {"lower_is_better", rule.lower_is_better},
+                      {"samples", series}});
+    for (const auto &[name, values] : series)
+      stats.push_back({{"probe", probe},
+                       {"series", name},
+                       {"median", median(values)},
+                       {"cv", coefficient_of_variation(values)},
+                       {"n", values.size()}});
+    // Backend against backend: every pair of cells inside a semantic group, in matrix order.
+    for (std::size_t i = 0; i < m.cells.size(); ++i)
+      for (std::size_t j = i + 1; j < m.cells.size(); ++j) {
+        const auto &a = m.cells[i].id, &b = m.cells[j].id;
+        if (!series.count(a) || !series.count(b) || !cell_group.count(a) ||
+            cell_group[a] != cell_group[b])
+          continue;
+        auto v = compare_samples(series.at(a), series.at(b), rule);
+        auto j_v = verdict_json(v, rule);
+        j_v["probe"] = probe, j_v["group"] = cell_group[a], j_v["a"] = a, j_v["b"] = b;
+        comparisons.push_back(j_v);
+        failed = failed || (l.fail_on_regression && v.verdict == "slower");
+      }
+    // Facade overhead: the facade series against the same process's direct series.
+    for (const auto &c : m.cells) {
+      auto f = series.find(c.id), d = series.find("direct:" + c.id);
+      if (f == series.end() || d == series.end())
+        continue;
+      auto ri = bootstrap_ratio(d->second, f->second);
+      overhead.push_back({{"probe", probe},
+                          {"series", c.id},
+                          {"ratio", ri.ratio},
+                          {"ci_low", ri.low},
+                          {"ci_high", ri.high},
+                          {"delta", median(f->second) - median(d->second)}});
+    }
+    // This run against a previous one, series by series.
+    if (baseline && baseline->contains("latency") && (*baseline)["latency"].is_object()) {
+      for (const auto &bp : (*baseline)["latency"].value("probes", nlohmann::json::array())) {
+        if (bp.value("name", "") != probe)
+          continue;
+        for (const auto &[name, values] : series) {
+          if (!bp["samples"].contains(name))
+            continue;
+          auto v = compare_samples(bp["samples"][name].get<std::vector<double>>(), values, rule);
+          auto j_v = verdict_json(v, rule);
+          const bool regression = v.verdict == "slower";
+          j_v["probe"] = probe, j_v["a"] = "baseline:" + name, j_v["b"] = name;
+          j_v["regression"] = regression;
+          base.push_back(j_v);
+          failed = failed || (l.fail_on_regression && regression);
+        }
+      }
+    }
+  }
+  nlohmann::json environment = nlohmann::json::array();
+  for (const auto &r : records)
+    if (r.value("type", "") == "latency_environment") {
+      auto e = r;
+      e.erase("type");
+      environment.push_back(e);
+    }
+  return {{"schema", "cuparity.latency/1"},
+          {"rounds", rounds},
+          {"environment", environment.empty() ? nlohmann::json::object() : environment.front()},
+          {"environment_rounds", environment},
+          {"probes", probes},
+          {"stats", stats},
+          {"comparisons", comparisons},
+          {"overhead", overhead},
+          {"baseline", base}};
+}
+
+} // namespace cuparity

@@ -1,0 +1,155 @@
+// Latency statistics and the latency phase: A/A reads same or ambiguous, a 10 % delay on one
+// resolution path reads slower with significance.
+#include "harness/latency_stats.hpp"
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+using namespace cuparity;
+namespace fs = std::filesystem;
+
+TEST_CASE("medians, CV and the exact Mann-Whitney U", "[latency][stats]") {
+  CHECK(median({3, 1, 2}) == 2);
+  CHECK(median({4, 1, 2, 3}) == 2.5);
+  CHECK(coefficient_of_variation({10, 10, 10}) == 0);
+  CHECK(coefficient_of_variation({9, 11}) == Approx(0.1414).epsilon(0.01));
+  // Completely separated samples of 3 and 3: the exact two-sided p is 2/20 = 0.1.
+  CHECK(mann_whitney_p({1, 2, 3}, {4, 5, 6}) == Approx(0.1));
+  // 5 and 5 separated: 2/252.
+  CHECK(mann_whitney_p({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}) == Approx(2.0 / 252));
+  CHECK(mann_whitney_p({1, 2, 3}, {1, 2, 3}) > 0.5); // ties: normal approximation
+  auto r = bootstrap_ratio({100, 101, 99, 100}, {110, 111, 109, 110});
+  CHECK(r.ratio == Approx(1.1));
+  CHECK(r.low > 1.05);
+  CHECK(bootstrap_ratio({1, 2, 3}, {2, 3, 4}).low == bootstrap_ratio({1, 2, 3}, {2, 3, 4}).low);
+}
+
+TEST_CASE("A/A on noisy samples: never slower or faster in 2000 comparisons; a 10 % shift is "
+          "slower", "[latency][stats]") {
+  std::mt19937_64 rng(42);
+  std::lognormal_distribution<double> noise(0.0, 0.03); // 3 % spread, like a good GPU probe
+  auto draw = [&](double scale, int n) {
+    std::vector<double> v;
+    for (int i = 0; i < n; ++i)
+      v.push_back(scale * 1000 * noise(rng));
+    return v;
+  };
+  comparison_rule rule;
+  int flagged = 0;
+  for (int i = 0; i < 2000; ++i) {
+    auto v = compare_samples(draw(1, 9), draw(1, 9), rule);
+    flagged += v.verdict == "slower" || v.verdict == "faster";
+  }
+  // One false verdict in 2000 with this seed (0.05 %); the bound the rule is built for is 0.1 %.
+  CHECK(flagged <= 2);
+  int slower = 0;
+  for (int i = 0; i < 20; ++i)
+    slower += compare_samples(draw(1, 9), draw(1.1, 9), rule).verdict == "slower";
+  CHECK(slower >= 19);
+  // Bandwidth: lower is worse.
+  comparison_rule bw = rule;
+  bw.lower_is_better = false;
+  bw.floor = 0;
+  CHECK(compare_samples(draw(1, 9), draw(0.85, 9), bw).verdict == "slower");
+  // Below the floor, nothing is a difference.
+  CHECK(compare_samples({10, 10.1, 9.9}, {12, 12.1, 11.9}, rule).verdict == "same");
+}
+
+namespace {
+
+std::string scratch(const std::string &name) {
+  auto dir = fs::temp_directory_path() / "cuparity-latency-tests" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+nlohmann::json run_latency(const std::string &dir, const std::string &matrix_text) {
+  std::ofstream(dir + "/m.toml") << matrix_text;
+  auto res = test::run_cuparity({"run", dir + "/m.toml", "--out", dir + "/out"},
+                                {{var::driver, CUPARITY_SIMDRIVER}});
+  INFO(res.out << res.err);
+  REQUIRE(res.exited);
+  std::ifstream in(dir + "/out/summary.json");
+  REQUIRE(in);
+  auto s = nlohmann::json::parse(in);
+  REQUIRE(s["latency"].is_object());
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("A/A on the simulated driver: 20 comparisons, none slower or faster",
+          "[latency-sim]") {
+  // Five identical cells: 10 pairs x 2 probes = 20 backend-vs-backend comparisons of equals.
+  auto s = run_latency(scratch("aa"), R"(
+[matrix]
+cases = ["binding.config.effective"]
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["1"]
+COPY = ["a", "b", "c", "d", "e"]
+[latency]
+probes = ["module.load_cubin", "ctx.push_pop"]
+rounds = 9
+max_rounds = 9
+min_time_s = 0.02
+)");
+  const auto &cmps = s["latency"]["comparisons"];
+  REQUIRE(cmps.size() == 20);
+  for (const auto &c : cmps) {
+    INFO(c.dump());
+    CHECK((c["verdict"] == "same" || c["verdict"] == "ambiguous"));
+  }
+  // The facade overhead is measured in every cell for driver probes.
+  CHECK(s["latency"]["overhead"].size() == 10);
+}
+
+TEST_CASE("a 10 % delay on the nvidia backend's resolution path reads slower", "[latency-sim]") {
+  // First measure what the probe costs on this machine, then slow the cuGetProcAddress path of
+  // cuModuleLoadData (only the nvidia backend uses it) by 10 % of that.
+  auto base = run_latency(scratch("delay_base"), R"(
+[matrix]
+cases = ["binding.config.effective"]
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["0"]
+[latency]
+probes = ["module.load_cubin"]
+rounds = 5
+max_rounds = 5
+min_time_s = 0.05
+)");
+  double cost = 0;
+  for (const auto &st : base["latency"]["stats"])
+    if (st["series"] == "nv=0")
+      cost = st["median"].get<double>();
+  REQUIRE(cost > 100);
+  const long delay = static_cast<long>(cost * 0.10);
+  // Both cells use the nvidia backend through the same cuGetProcAddress twin (delay 0 vs 10 %):
+  // the only difference between them is the injected delay.
+  auto s = run_latency(scratch("delay"), R"(
+[matrix]
+cases = ["binding.config.effective"]
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["1"]
+CUPARITY_SIM_FAULTS = ["cuModuleLoadData:delay_ns=0@proc", "cuModuleLoadData:delay_ns=)" +
+                                                              std::to_string(delay) + R"(@proc"]
+[latency]
+probes = ["module.load_cubin"]
+rounds = 15
+max_rounds = 15
+min_time_s = 0.1
+)");
+  const auto &cmps = s["latency"]["comparisons"];
+  REQUIRE(cmps.size() == 1);
+  INFO(cmps[0].dump());
+  CHECK(cmps[0]["b"].get<std::string>().find("delay_ns=" + std::to_string(delay)) !=
+        std::string::npos);
+  CHECK(cmps[0]["verdict"] == "slower");
+  CHECK(cmps[0]["p_value"].get<double>() < 0.05);
+  CHECK(cmps[0]["ratio"].get<double>() > 1.05);
+}
