@@ -1,0 +1,105 @@
+"""Command line: `dashboard`, `compare` and `history` subcommands (argparse)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import __version__
+from .reader import ReportInputError, Run, load_run
+
+PROG = "cuparity-report"
+
+
+def _cmd_dashboard(args: argparse.Namespace) -> int:
+    from .dashboard import build
+    from .history import load_store
+
+    runs: list[Run] = [load_run(p) for p in args.runs]
+    history = load_store(args.history) if args.history else []
+    page = build(runs, history, args.title)
+    out = Path(args.output)
+    if out.parent and not out.parent.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(page, encoding="utf-8")
+    os.replace(tmp, out)
+    print(f"{PROG}: wrote {out} ({len(page.encode('utf-8')) // 1024} KiB)")
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import compare_runs, render_json, render_text
+
+    a, b = load_run(args.a), load_run(args.b)
+    res = compare_runs(a, b, threshold=args.threshold)
+    sys.stdout.write(render_json(res) if args.json else render_text(res))
+    return 1 if res.regressed else 0
+
+
+def _cmd_history_add(args: argparse.Namespace) -> int:
+    from .history import add
+
+    for run in args.runs:
+        key, new = add(run, args.store)
+        print(f"{PROG}: {'added' if new else 'replaced'} {Path(args.store) / key}")
+    return 0
+
+
+def _cmd_history_list(args: argparse.Namespace) -> int:
+    from .history import render_list
+
+    if not Path(args.store).is_dir():
+        raise ReportInputError(args.store, "no such history store")
+    sys.stdout.write(render_list(args.store))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=PROG, description="Reports over cuparity runs: an HTML dashboard, "
+                                "run-vs-run comparison for CI, and a history store.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    d = sub.add_parser("dashboard", help="write one self-contained HTML dashboard",
+                       description="The newest run is shown in detail; every run given (and --history) "
+                                   "forms the history section.")
+    d.add_argument("runs", nargs="+", metavar="RUN_DIR_OR_SUMMARY")
+    d.add_argument("--output", "-o", required=True, metavar="FILE.html")
+    d.add_argument("--history", metavar="DIR", help="a history store (see `history add`)")
+    d.add_argument("--title", help="page title")
+    d.set_defaults(func=_cmd_dashboard)
+
+    c = sub.add_parser("compare", help="compare run B against run A (exit 1 if B regressed)",
+                       description="Exit codes: 0 no regression, 1 B regressed (an outcome regression, a new "
+                                   "divergence or a latency series 'slower'), 2 bad input.")
+    c.add_argument("a", metavar="A")
+    c.add_argument("b", metavar="B")
+    c.add_argument("--json", action="store_true", help="machine-readable output")
+    c.add_argument("--threshold", type=float, default=0.05, help="relative latency threshold (default 0.05)")
+    c.set_defaults(func=_cmd_compare)
+
+    h = sub.add_parser("history", help="a store of run summaries over time")
+    hs = h.add_subparsers(dest="history_command", required=True)
+    ha = hs.add_parser("add", help="copy runs' summary.json into the store")
+    ha.add_argument("runs", nargs="+", metavar="RUN_DIR")
+    ha.add_argument("--store", required=True, metavar="DIR")
+    ha.set_defaults(func=_cmd_history_add)
+    hl = hs.add_parser("list", help="list the stored runs, oldest first")
+    hl.add_argument("--store", required=True, metavar="DIR")
+    hl.set_defaults(func=_cmd_history_list)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except ReportInputError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,113 @@
+"""Dashboard HTML: escaping, empty/partial/failed runs, latency and history sections."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES
+from cuparity_reports.cli import main
+from cuparity_reports.dashboard import build
+from cuparity_reports.reader import load_run
+
+XSS_RAW = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "<img src=x", "<script>alert"]
+
+
+class Elements(HTMLParser):
+    """Collects start tags with their attributes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+
+def parse(page: str) -> Elements:
+    p = Elements()
+    p.feed(page)
+    return p
+
+
+def render(*names: str) -> str:
+    return build([load_run(FIXTURES / n) for n in names])
+
+
+def test_escapes_everything() -> None:
+    page = render("xss")
+    for raw in XSS_RAW:
+        assert raw not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    tags = parse(page)
+    assert not any(t == "img" and (a.get("src") == "x" or "onerror" in a) for t, a in tags.tags)
+    assert [t for t, _ in tags.tags].count("script") == 0
+    assert not any(any(k.startswith("on") for k in a) for _, a in tags.tags)
+
+
+def test_self_contained() -> None:
+    page = render("latency-b")
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
+    assert "<link" not in page and "<script" not in page
+    imgs = [a["src"] for t, a in parse(page).tags if t == "img"]
+    assert imgs and all(s.startswith("data:image/png;base64,") for s in imgs)
+
+
+def test_simulated_banner_and_provenance() -> None:
+    page = render("sim-div")
+    assert 'id="simulated-banner"' in page and "SIMULATED DRIVER" in page
+    assert "cuparity simulated device 0" in page and "dirty tree" in page
+    real = render("h200-trimmed.summary.json")
+    assert 'id="simulated-banner"' not in real and "NVIDIA H200" in real
+
+
+def test_grid_rows_divergences_and_details() -> None:
+    page = render("sim-div")
+    rows = [a for t, a in parse(page).tags if t == "tr" and a.get("class") == "cell-row"]
+    assert len(rows) == 4
+    assert page.count(" diverges") >= 6  # 4 cells x alloc.copy.dtod + 2 x context.init.facts
+    assert "observations.total_memory" in page and "17179869185" in page
+    # environment on hover of each row
+    ths = [a for t, a in parse(page).tags if t == "th" and a.get("class") == "cell"]
+    assert any("CUPARITY_SIM_FAULTS=cuMemcpyDtoH_v2:corrupt" in (a.get("title") or "") for a in ths)
+
+
+def test_empty_run_renders() -> None:
+    page = render("empty")
+    assert "This run has no results" in page
+    assert page.count('class="cell-row"') == 4 and "not started" in page
+    assert "CUDA_ERROR_NO_DEVICE" in page
+
+
+def test_partial_run_renders() -> None:
+    page = render("sim-partial")
+    assert page.count('class="cell-row"') == 4
+    assert page.count('class="notrun"') == 2 and "is not a valid file path" in page
+
+
+def test_interrupted_run_renders() -> None:
+    page = render("interrupted")
+    assert "rebuilt from results.jsonl" in page and "incomplete" in page
+
+
+def test_latency_only_when_present() -> None:
+    assert 'id="latency"' not in render("cmp-a")
+    page = render("latency-b")
+    for ident in ("latency-figure", "latency-stats", "latency-comparisons", "latency-overhead",
+                  "latency-baseline"):
+        assert f'id="{ident}"' in page
+    assert "REGRESSION" in page and "verd-slower" in page
+
+
+def test_history_from_several_runs_and_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "d.html"
+    assert main(["dashboard", str(FIXTURES / "latency-a"), str(FIXTURES / "latency-b"), "--output", str(out)]) == 0
+    page = out.read_text()
+    assert 'id="history-table"' in page and 'id="history-figure"' in page
+    single = tmp_path / "s.html"
+    assert main(["dashboard", str(FIXTURES / "cmp-a"), "--output", str(single)]) == 0
+    assert 'id="history"' not in single.read_text()
+    capsys.readouterr()

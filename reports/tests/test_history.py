@@ -1,0 +1,79 @@
+"""History store: add/list, safe keys, index; change points and driver changes on the dashboard."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, H200_RUN
+from cuparity_reports.cli import main
+from cuparity_reports.history import change_points, load_store, read_index, run_key
+from cuparity_reports.reader import load_run
+
+
+def test_change_points_method() -> None:
+    assert [cp.index for cp in change_points([1, 1, 1, 1, 2, 2, 2, 2])] == [4]
+    assert [cp.index for cp in change_points([1, 1, 1, 2, 2, 2, 1, 1, 1])] == [3, 6]
+    assert change_points([100, 103, 98, 101, 99, 102]) == []
+    assert change_points([1, 2]) == []  # one odd run is not a change point
+    assert [cp.index for cp in change_points([5, None, 5, 5, 7, 7, 7])] == [4]
+
+
+def test_key_is_safe() -> None:
+    run = load_run(FIXTURES / "xss")
+    key = run_key(run)
+    parts = key.split("/")
+    assert len(parts) == 4 and all(p and ".." not in p and "<" not in p and '"' not in p for p in parts)
+    assert run_key(load_run(H200_RUN)) == "vm/NVIDIA_H200/driver-13.0/2026-11-29T173327Z-e7e1aac8acbd-dirty.json"
+
+
+def make_series(tmp_path: Path) -> list[Path]:
+    """Six runs: driver 13.0 then 13.1; launch.empty_kernel nv=1 jumps 30% at run 4."""
+    base = json.loads((FIXTURES / "latency-a" / "summary.json").read_text())
+    dirs = []
+    for i in range(6):
+        s = copy.deepcopy(base)
+        s["started"] = f"2026-12-0{i + 1}T10:00:00Z"
+        s["provenance"]["git_revision"] = f"{i:040x}"
+        if i >= 3:
+            s["provenance"]["driver_version"], s["provenance"]["driver_version_text"] = 13010, "13.1"
+            for p in s["latency"]["probes"]:
+                if p["name"] == "launch.empty_kernel":
+                    p["samples"]["nv=1"] = [v * 1.3 for v in p["samples"]["nv=1"]]
+        d = tmp_path / f"run{i}"
+        d.mkdir()
+        (d / "summary.json").write_text(json.dumps(s))
+        dirs.append(d)
+    return dirs
+
+
+def test_add_list_and_dashboard(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = tmp_path / "store"
+    dirs = make_series(tmp_path)
+    for d in reversed(dirs):
+        assert main(["history", "add", str(d), "--store", str(store)]) == 0
+    assert main(["history", "add", str(dirs[0]), "--store", str(store)]) == 0  # idempotent
+    assert "replaced" in capsys.readouterr().out
+    index = read_index(store)
+    assert len(index) == 6 and [e["started"] for e in index] == sorted(e["started"] for e in index)
+    assert all((store / e["key"]).is_file() for e in index)
+    assert len(load_store(store)) == 6
+    assert main(["history", "list", "--store", str(store)]) == 0
+    listing = capsys.readouterr().out
+    assert listing.count("SIMULATED") == 6 and "13.1" in listing
+
+    out = tmp_path / "h.html"
+    assert main(["dashboard", str(dirs[-1]), "--history", str(store), "--output", str(out)]) == 0
+    page = out.read_text()
+    assert page.count("▲ changed") == 1  # driver 13.0 -> 13.1 at run 4
+    assert "launch.empty_kernel/nvidia" in page  # change point listed on that run
+    assert 'id="history-figure"' in page
+
+
+def test_history_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["history", "add", str(FIXTURES / "interrupted"), "--store", str(tmp_path / "s")]) == 2
+    assert main(["history", "list", "--store", str(tmp_path / "missing")]) == 2
+    assert "missing" in capsys.readouterr().err

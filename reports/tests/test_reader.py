@@ -1,0 +1,102 @@
+"""Reading every schema the runner writes, rebuilding from results.jsonl, refusing unknown schemas."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, H200_RUN
+from cuparity_reports.reader import ReportInputError, load_run
+
+
+def test_reads_summary_v1_dir_and_file() -> None:
+    run = load_run(H200_RUN)
+    assert run.summary["schema"] == "cuparity.summary/1"
+    assert run.summary["results_count"] == len(run.summary["results"]) == 1062
+    assert not run.simulated and not run.rebuilt
+    assert load_run(FIXTURES / "sim-div" / "summary.json").simulated
+
+
+def test_reads_latency_block() -> None:
+    run = load_run(FIXTURES / "latency-a")
+    assert run.latency and run.latency["schema"] == "cuparity.latency/1"
+    assert {p["name"] for p in run.latency["probes"]} >= {"launch.empty_kernel"}
+
+
+def test_rebuilds_from_truncated_results_jsonl() -> None:
+    run = load_run(FIXTURES / "interrupted")
+    assert run.rebuilt
+    assert any("cut off" in n for n in run.notes)
+    s = run.summary
+    assert s["schema"] == "cuparity.summary/1" and s["verdict"] == "incomplete"
+    assert s["provenance"]["simulated"] is True
+    # 20 lines kept: 1 run + 2 cell + 16 complete case events + 1 cut-off case event
+    assert s["results_count"] == 16
+    assert all(r["outcome"] == "pass" for r in s["results"])
+    assert {c["id"] for c in s["cells"]} == {"nv=0,numba_ptds=0,cp_ptds=0", "nv=1,numba_ptds=0,cp_ptds=0"}
+    assert s["groups"] and s["divergences"] == []
+
+
+def test_rebuild_recomputes_divergences_and_cell_errors(tmp_path: Path) -> None:
+    lines = (FIXTURES / "interrupted" / "results.jsonl").read_text().splitlines()[:-1]
+    events = [json.loads(l) for l in lines]
+    for e in events:
+        if e.get("type") == "case" and e["case"] == "context.init.facts" and e["cell"].startswith("nv=1"):
+            e["observations"]["total_memory"] += 1
+    events.append({"type": "cell_error", "cell": "broken", "kind": "config", "message": "bad value"})
+    (tmp_path / "results.jsonl").write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    s = load_run(tmp_path).summary
+    assert [d["key"] for d in s["divergences"]] == ["observations.total_memory"]
+    assert any(p["kind"] == "cell_error" and p["cell"] == "broken" for p in s["problems"])
+    assert next(c for c in s["cells"] if c["id"] == "broken")["config"] is None
+
+
+def test_results_jsonl_schema_is_checked(tmp_path: Path) -> None:
+    first = json.loads((FIXTURES / "interrupted" / "results.jsonl").read_text().splitlines()[0])
+    first["schema"] = "cuparity.results/2"
+    (tmp_path / "results.jsonl").write_text(json.dumps(first) + "\n")
+    with pytest.raises(ReportInputError, match="newer than this reader") as e:
+        load_run(tmp_path)
+    assert "results.jsonl" in str(e.value)
+
+
+@pytest.mark.parametrize("schema, message", [
+    ("cuparity.summary/2", "newer than this reader"),
+    ("acme.summary/1", "unknown schema"),
+    ("cuparity.results/1", "where cuparity.summary/N was expected"),
+    (None, "missing or malformed"),
+])
+def test_refuses_unknown_or_newer_summary(tmp_path: Path, schema: str | None, message: str) -> None:
+    data = json.loads((FIXTURES / "cmp-a" / "summary.json").read_text())
+    data["schema"] = schema
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ReportInputError, match=message) as e:
+        load_run(path)
+    assert str(path) in str(e.value)
+
+
+def test_refuses_newer_latency_schema(tmp_path: Path) -> None:
+    data = json.loads((FIXTURES / "latency-a" / "summary.json").read_text())
+    data["latency"]["schema"] = "cuparity.latency/9"
+    (tmp_path / "summary.json").write_text(json.dumps(data))
+    with pytest.raises(ReportInputError, match="cuparity.latency/9"):
+        load_run(tmp_path)
+
+
+def test_bad_inputs_name_the_file(tmp_path: Path) -> None:
+    with pytest.raises(ReportInputError, match="neither summary.json nor results.jsonl"):
+        load_run(tmp_path)
+    (tmp_path / "summary.json").write_text("{not json")
+    with pytest.raises(ReportInputError, match="not valid JSON") as e:
+        load_run(tmp_path)
+    assert "summary.json" in str(e.value)
+
+
+def test_summary_preferred_over_results(tmp_path: Path) -> None:
+    shutil.copy(FIXTURES / "cmp-a" / "summary.json", tmp_path / "summary.json")
+    shutil.copy(FIXTURES / "interrupted" / "results.jsonl", tmp_path / "results.jsonl")
+    assert not load_run(tmp_path).rebuilt
