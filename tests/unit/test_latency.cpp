@@ -142,7 +142,7 @@ CUPARITY_SIM_FAULTS = ["cuModuleLoadData:delay_ns=0@proc", "cuModuleLoadData:del
 probes = ["module.load_cubin"]
 rounds = 15
 max_rounds = 15
-min_time_s = 0.1
+min_time_s = 0.04
 )");
   const auto &cmps = s["latency"]["comparisons"];
   REQUIRE(cmps.size() == 1);
