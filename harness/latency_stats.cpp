@@ -136,6 +136,33 @@ ratio_interval bootstrap_ratio(const std::vector<double> &a, const std::vector<d
   return out;
 }
 
+ratio_interval paired_ratio(const std::vector<double> &a, const std::vector<double> &b,
+                            int resamples) {
+  ratio_interval out;
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+    if (a[i] != 0)
+      ratios.push_back(b[i] / a[i]);
+  if (ratios.empty())
+    return out;
+  out.ratio = median(ratios);
+  out.low = out.high = out.ratio;
+  if (ratios.size() < 2)
+    return out;
+  std::mt19937_64 rng(0xC0DA5EEDULL);
+  std::uniform_int_distribution<std::size_t> pick(0, ratios.size() - 1);
+  std::vector<double> medians, sample(ratios.size());
+  for (int i = 0; i < resamples; ++i) {
+    for (auto &x : sample)
+      x = ratios[pick(rng)];
+    medians.push_back(median(sample));
+  }
+  std::sort(medians.begin(), medians.end());
+  out.low = medians[static_cast<std::size_t>(0.025 * (medians.size() - 1))];
+  out.high = medians[static_cast<std::size_t>(0.975 * (medians.size() - 1))];
+  return out;
+}
+
 latency_verdict compare_samples(const std::vector<double> &a, const std::vector<double> &b,
                                 const comparison_rule &rule) {
   latency_verdict v;

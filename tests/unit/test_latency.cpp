@@ -27,6 +27,11 @@ TEST_CASE("medians, CV and the exact Mann-Whitney U", "[latency][stats]") {
   CHECK(r.ratio == Approx(1.1));
   CHECK(r.low > 1.05);
   CHECK(bootstrap_ratio({1, 2, 3}, {2, 3, 4}).low == bootstrap_ratio({1, 2, 3}, {2, 3, 4}).low);
+  // Paired: a large shared spread between rounds cancels, a steady 2 % remains and is resolved.
+  auto p = paired_ratio({1000, 1400, 900, 1200, 1100}, {1020, 1428, 918, 1224, 1122});
+  CHECK(p.ratio == Approx(1.02));
+  CHECK(p.low > 1.019);
+  CHECK(p.high < 1.021);
 }
 
 TEST_CASE("A/A on noisy samples: never slower or faster in 2000 comparisons; a 10 % shift is "
