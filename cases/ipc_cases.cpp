@@ -113,7 +113,37 @@ int helper_event_wait(driver &d, const std::vector<std::string> &args) {
   return 0;
 }
 
+/// Child: the staged path for devices without peer access (Numba's IpcHandle.open_staged): open
+/// the handle in a context of the device that owns the memory, copy through the host into a
+/// buffer on the target device, and check what the target device holds.
+int helper_mem_staged(driver &d, const std::vector<std::string> &args) {
+  CUipcMemHandle handle{};
+  if (args.size() != 4 || !from_hex(args[0], handle))
+    return 2;
+  const std::size_t size = std::stoull(args[1]);
+  const unsigned seed = static_cast<unsigned>(std::stoul(args[2]));
+  std::vector<unsigned char> host(size);
+  {
+    primary_context source(d, 0);
+    CUdeviceptr p = 0;
+    d.cuIpcOpenMemHandle(&p, handle, 0); // same device: no peer access needed
+    d.cuMemcpyDtoH(host.data(), p, size);
+    d.cuIpcCloseMemHandle(p);
+  }
+  primary_context target(d, std::stoi(args[3]));
+  device_buffer staged(d, size);
+  d.cuMemcpyHtoD(staged.get(), host.data(), size);
+  std::vector<unsigned char> back(size);
+  d.cuMemcpyDtoH(back.data(), staged.get(), size);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < size; ++i)
+    wrong += back[i] != pattern(i, seed);
+  std::printf("wrong=%zu\n", wrong);
+  return wrong == 0 ? 0 : 1;
+}
+
 CUPARITY_HELPER("ipc.mem.check_write", helper_mem_check_write);
+CUPARITY_HELPER("ipc.mem.staged", helper_mem_staged);
 CUPARITY_HELPER("ipc.mem.reopen", helper_mem_reopen);
 CUPARITY_HELPER("ipc.event.wait", helper_event_wait);
 
@@ -242,6 +272,32 @@ void mem_peer_device(case_context &ctx) {
   share_and_check(ctx, 1 << 20, 0, 1 << 20, 1);
 }
 
+void mem_staged(case_context &ctx) {
+  driver &d = ctx.drv();
+  d.cuInit(0);
+  int count = 0;
+  d.cuDeviceGetCount(&count);
+  if (count < 2)
+    ctx.not_supported("needs two GPUs (this host has " + std::to_string(count) + ")");
+  primary_context pc(d);
+  require_ipc(ctx, pc.device());
+  constexpr std::size_t size = 1 << 20;
+  const unsigned seed = 29;
+  device_buffer buf(d, size);
+  std::vector<unsigned char> host(size);
+  for (std::size_t i = 0; i < size; ++i)
+    host[i] = pattern(i, seed);
+  d.cuMemcpyHtoD(buf.get(), host.data(), size);
+  CUipcMemHandle handle{};
+  d.cuIpcGetMemHandle(&handle, buf.get());
+  auto res = ctx.spawn_helper("ipc.mem.staged",
+                              {to_hex(handle), std::to_string(size), std::to_string(seed), "1"},
+                              helper_timeout);
+  ctx.expect(res.exited && res.exit_code == 0,
+             "the staged copy to device 1 is wrong or failed: " + res.out + res.err);
+  ctx.observe("child_output", res.out);
+}
+
 } // namespace
 
 CUPARITY_CASE_FILE(register_ipc_cases) {
@@ -258,6 +314,9 @@ CUPARITY_CASE_FILE(register_ipc_cases) {
   registry.add({"ipc.event.cross_process",
                 "a child waits on the exporter's IPC event before reading its data",
                 event_cross_process});
+  registry.add({"ipc.mem.staged",
+                "a handle opened on its own device and staged through the host to device 1",
+                mem_staged});
   registry.add({"ipc.mem.peer_device",
                 "a handle of device-0 memory opened on device 1 (lazy peer access)",
                 mem_peer_device});

@@ -26,6 +26,8 @@ struct run_options {
   bool all_gpus = false;
   std::string expect_driver;     ///< guard: driver version text/number or library file name
   std::vector<std::string> cases; ///< narrows the matrix's case selection
+  std::vector<std::string> cells; ///< only these cells (ids); empty = all
+  bool gpus_from_ctest = false;   ///< take the GPU from CTest's resource allocation
   std::optional<std::string> baseline;
   std::optional<std::string> write_baseline;
   bool latency = true;           ///< run the latency phase when the matrix enables it
@@ -36,6 +38,17 @@ struct run_options {
 
 /// Runs the matrix; returns the exit code (0 as expected, 1 failures, 2 bad input, 3 environment).
 [[nodiscard]] int run_matrix(const run_options &options);
+
+/// The device CTest allocated to this test (CTEST_RESOURCE_GROUP_<i> = "gpus" and
+/// CTEST_RESOURCE_GROUP_<i>_GPUS = "id:<id>,slots:<n>"), for CUDA_VISIBLE_DEVICES; throws
+/// std::runtime_error naming the variable when they are missing or malformed.
+[[nodiscard]] std::string gpu_from_ctest_environment();
+
+/// Writes a CTestTestfile.cmake into `dir` with one test per cell of the matrix (RESOURCE_GROUPS
+/// gpus:1, so `ctest -j --resource-spec-file` schedules cells over the devices) and a final test
+/// that merges them; and a resource spec for `gpu_count` devices. Returns an exit code.
+[[nodiscard]] int write_ctest_suite(const std::string &matrix_path, const std::string &dir,
+                                    int gpu_count, const std::vector<std::string> &extra_args);
 
 /// Recomputes the verdict from recorded results (one run directory, or several shards' merged):
 /// writes summary.json and junit.xml into `out_dir`; returns the exit code.

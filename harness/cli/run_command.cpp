@@ -44,6 +44,8 @@ int run(run_cli &r, const std::vector<std::string> &argv) {
   }
   if (r.gpus == "all")
     r.opt.all_gpus = true;
+  else if (r.gpus == "ctest")
+    r.opt.gpus_from_ctest = true;
   else if (!r.gpus.empty())
     r.opt.gpus = split(r.gpus, ',');
   if (!r.baseline.empty())
@@ -71,7 +73,10 @@ void add_run_command(CLI::App &app, action &run_action, const std::vector<std::s
                   "Run shard K of N (K/N, interleaved over (cell, case) pairs; also from "
                   "GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS)");
   cmd->add_option("--gpus", r->gpus,
-                  "Spread cells over GPUs: 'all' or a list like 0,1 (CUDA_VISIBLE_DEVICES)");
+                  "Spread cells over GPUs: 'all', a list like 0,1 (CUDA_VISIBLE_DEVICES), or "
+                  "'ctest' (the device CTest's resource allocation gave this test)");
+  cmd->add_option("--cell", r->opt.cells, "Only this cell (id as `cuparity list MATRIX` shows; "
+                                          "repeatable)");
   cmd->add_option("--expect-driver", r->opt.expect_driver,
                   "Refuse to run (exit 3) unless the driver is this version (13000, 13.0) or its "
                   "library path contains it (580.159.04)");
@@ -87,6 +92,25 @@ void add_run_command(CLI::App &app, action &run_action, const std::vector<std::s
                   "Seconds each probe runs per round (default: the matrix's latency.min_time_s)")
       ->check(CLI::PositiveNumber);
   cmd->callback([r, &run_action, argv] { run_action = [r, argv] { return run(*r, argv); }; });
+
+  struct ctest_cli {
+    std::string matrix, dir;
+    int gpu_count = 1;
+    std::vector<std::string> extra;
+  };
+  auto ct = std::make_shared<ctest_cli>();
+  auto *ctest = app.add_subcommand("ctest", "Write a CTest suite with one test per cell "
+                                            "(RESOURCE_GROUPS gpus:1) and a merge, for "
+                                            "`ctest -j --resource-spec-file`");
+  ctest->add_option("matrix", ct->matrix, "Matrix file")->required();
+  ctest->add_option("-o,--out", ct->dir, "Directory for the suite and its results")->required();
+  ctest->add_option("--gpu-count", ct->gpu_count, "Devices in the generated resource spec")
+      ->check(CLI::PositiveNumber);
+  ctest->add_option("--run-arg", ct->extra, "Extra argument for each cell's `cuparity run` "
+                                            "(repeatable)");
+  ctest->callback([ct, &run_action] {
+    run_action = [ct] { return write_ctest_suite(ct->matrix, ct->dir, ct->gpu_count, ct->extra); };
+  });
 
   struct merge_cli {
     std::string matrix, out, baseline, latency_baseline;

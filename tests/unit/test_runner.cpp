@@ -316,3 +316,36 @@ TEST_CASE("bad input is exit 2 with a message naming it; a driver guard miss is 
                                       {{var::driver, write(dir + "/junk.so", "junk")}});
   CHECK(no_driver.exit_code == 3);
 }
+
+TEST_CASE("a generated CTest suite schedules cells over GPUs by resource groups and merges",
+          "[runner][ctest]") {
+  auto dir = scratch("ctest");
+  auto m = write(dir + "/m.toml", four_cells);
+  test::vars env = sim_env({{"CUPARITY_SIM_DEVICES", "2"}});
+  auto gen = test::run_cuparity({"ctest", m, "--out", dir + "/suite", "--gpu-count", "2"}, env);
+  INFO(gen.out << gen.err);
+  REQUIRE(gen.exit_code == 0);
+  process_spec spec;
+  spec.argv = {CUPARITY_CTEST, "--test-dir", dir + "/suite", "-j", "2", "--resource-spec-file",
+               dir + "/suite/resources.json", "--output-on-failure"};
+  spec.env = env;
+  spec.env["PATH"] = "/usr/bin:/bin";
+  spec.timeout = std::chrono::minutes(3);
+  auto res = run_process(spec);
+  INFO(res.out << res.err);
+  CHECK(res.exit_code == 0);
+  CHECK_THAT(res.out, Catch::Contains("100% tests passed, 0 tests failed out of 5"));
+  auto merged = summary_of(dir + "/suite/merged");
+  CHECK(merged["results"].size() == 24);
+  std::set<std::string> devices;
+  for (const auto &c : merged["cells"])
+    devices.insert(c["device"].get<std::string>());
+  // Each cell ran on the device CTest allocated to it: "0" or "1", never unset.
+  CHECK(!devices.empty());
+  for (const auto &d : devices)
+    CHECK((d == "0" || d == "1"));
+  // Outside CTest, --gpus ctest is a clear usage error.
+  auto outside = test::run_cuparity({"run", m, "--gpus", "ctest", "--out", dir + "/x"}, env);
+  CHECK(outside.exit_code == 2);
+  CHECK_THAT(outside.err, Catch::Contains("CTEST_RESOURCE_GROUP_COUNT"));
+}
