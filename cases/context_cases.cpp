@@ -4,6 +4,7 @@
 #include "harness/case_registry.hpp"
 #include "harness/driver_error.hpp"
 
+#include <cstring>
 #include <limits>
 #include <regex>
 #include <thread>
@@ -47,7 +48,11 @@ void init_facts(case_context &ctx) {
   for (char b : uuid.bytes)
     all_zero = all_zero && b == 0;
   ctx.expect(!all_zero, "cuDeviceGetUuid gave an all-zero UUID");
-  ctx.observe("uuid_checksum", checksum(uuid.bytes, sizeof uuid.bytes));
+  CUuuid again{};
+  d.cuDeviceGetUuid(&again, dev);
+  // The UUID itself identifies the physical GPU (it differs between the two H200s of one host when
+  // cells are spread over them): provenance, not behaviour. Observed: that it is stable.
+  ctx.observe("uuid_stable", std::memcmp(uuid.bytes, again.bytes, sizeof uuid.bytes) == 0);
   int sms = 0;
   d.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
   ctx.observe("multiprocessors", sms);

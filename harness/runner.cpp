@@ -115,7 +115,8 @@ std::map<std::string, std::string> cell_environment(const matrix &m, const cell 
 /// The lock directory shared by the cells of a run, per GPU: exclusive cases wait for the cases
 /// of other cells on the same device, not for cells on other devices.
 std::string lock_directory(const std::string &out_dir, const std::string &gpu) {
-  std::string dir = out_dir + "/locks/gpu" + (gpu.empty() ? "-default" : "-" + gpu);
+  const std::string primary = gpu.substr(0, gpu.find(','));
+  std::string dir = out_dir + "/locks/gpu" + (primary.empty() ? "-default" : "-" + primary);
   std::error_code ec;
   fs::create_directories(dir, ec);
   return fs::absolute(dir).string();
@@ -578,7 +579,11 @@ int run_matrix(const run_options &opt) {
   std::vector<std::thread> workers;
   for (int j = 0; j < jobs; ++j)
     workers.emplace_back([&, j] {
-      const std::string gpu = gpus.empty() ? "" : gpus[static_cast<std::size_t>(j) % gpus.size()];
+      // A cell sees every listed device, rotated so that its own comes first (device 0 in the
+      // process: where its work lands), e.g. "1,0": cases that need two GPUs still can run.
+      std::string gpu;
+      for (std::size_t k = 0; k < gpus.size(); ++k)
+        gpu += (k ? "," : "") + gpus[(static_cast<std::size_t>(j) + k) % gpus.size()];
       for (std::size_t i = next++; i < work.size() && !g_stop; i = next++)
         runner.run(work[i], gpu);
     });
