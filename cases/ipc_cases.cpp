@@ -158,6 +158,21 @@ void require_ipc(case_context &ctx, CUdevice dev) {
     ctx.not_supported("IPC needs unified addressing");
 }
 
+/// A device buffer filled with pattern `seed` and the IPC handle of its allocation.
+struct exported_pattern {
+  device_buffer buf;
+  CUipcMemHandle handle{};
+  exported_pattern(driver &d, std::size_t size, unsigned seed) : buf(d, size) {
+    std::vector<unsigned char> host(size);
+    for (std::size_t i = 0; i < size; ++i)
+      host[i] = pattern(i, seed);
+    d.cuMemcpyHtoD(buf.get(), host.data(), size);
+    // Only the base of an allocation can be exported; an interior pointer travels as the base's
+    // handle plus an offset.
+    d.cuIpcGetMemHandle(&handle, buf.get());
+  }
+};
+
 /// Exports `size` bytes filled with pattern `seed`; a child checks them at `offset` and writes
 /// pattern seed+1, which the parent then checks.
 void share_and_check(case_context &ctx, std::size_t size, std::size_t offset, std::size_t span,
@@ -165,24 +180,17 @@ void share_and_check(case_context &ctx, std::size_t size, std::size_t offset, st
   driver &d = ctx.drv();
   primary_context pc(d);
   require_ipc(ctx, pc.device());
-  device_buffer buf(d, size);
-  std::vector<unsigned char> host(size);
   const unsigned seed = 17;
-  for (std::size_t i = 0; i < size; ++i)
-    host[i] = pattern(i, seed);
-  d.cuMemcpyHtoD(buf.get(), host.data(), size);
-  CUipcMemHandle handle{};
-  // Only the base of an allocation can be exported; an interior pointer travels as the base's
-  // handle plus an offset.
-  d.cuIpcGetMemHandle(&handle, buf.get());
+  exported_pattern x(d, size, seed);
   auto res = ctx.spawn_helper("ipc.mem.check_write",
-                              {to_hex(handle), std::to_string(offset), std::to_string(span),
+                              {to_hex(x.handle), std::to_string(offset), std::to_string(span),
                                std::to_string(seed), std::to_string(child_device)},
                               helper_timeout);
   ctx.expect(res.exited && res.exit_code == 0,
              "the child saw wrong data or failed (exit " + std::to_string(res.exit_code) +
                  ", signal " + std::to_string(res.signal) + "): " + res.out + res.err);
-  d.cuMemcpyDtoH(host.data(), buf.get(), size);
+  std::vector<unsigned char> host(size);
+  d.cuMemcpyDtoH(host.data(), x.buf.get(), size);
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < size; ++i) {
     const bool written = i >= offset && i < offset + span;
@@ -285,15 +293,9 @@ void mem_staged(case_context &ctx) {
   require_ipc(ctx, pc.device());
   constexpr std::size_t size = 1 << 20;
   const unsigned seed = 29;
-  device_buffer buf(d, size);
-  std::vector<unsigned char> host(size);
-  for (std::size_t i = 0; i < size; ++i)
-    host[i] = pattern(i, seed);
-  d.cuMemcpyHtoD(buf.get(), host.data(), size);
-  CUipcMemHandle handle{};
-  d.cuIpcGetMemHandle(&handle, buf.get());
+  exported_pattern x(d, size, seed);
   auto res = ctx.spawn_helper("ipc.mem.staged",
-                              {to_hex(handle), std::to_string(size), std::to_string(seed), "1"},
+                              {to_hex(x.handle), std::to_string(size), std::to_string(seed), "1"},
                               helper_timeout);
   ctx.expect(res.exited && res.exit_code == 0,
              "the staged copy to device 1 is wrong or failed: " + res.out + res.err);

@@ -9,6 +9,7 @@
 #include "harness/case_registry.hpp"
 #include "harness/case_runner.hpp"
 #include "harness/device_facts.hpp"
+#include "harness/event_stream.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/gpu_lock.hpp"
 #include "harness/json_records.hpp"
@@ -34,32 +35,12 @@ struct cell_options {
   int events_fd = 1;
 };
 
-class event_writer {
-public:
-  explicit event_writer(int fd) : m_fd(fd) {}
-  void write(const nlohmann::json &j) {
-    std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    const char *p = line.data();
-    std::size_t left = line.size();
-    while (left) {
-      ssize_t n = ::write(m_fd, p, left);
-      if (n <= 0)
-        return; // the runner went away; nothing useful can be done
-      p += n;
-      left -= static_cast<std::size_t>(n);
-    }
-  }
-
-private:
-  int m_fd;
-};
-
 double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
 int run_cell(const cell_options &opt) {
-  event_writer events(opt.events_fd);
+  const event_stream events(opt.events_fd);
   auto fail_start = [&](const std::string &kind, const std::string &message, int code) {
     events.write({{"event", "cell_error"}, {"kind", kind}, {"message", message}});
     std::cerr << "cuparity cell: " << message << "\n";

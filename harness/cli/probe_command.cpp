@@ -5,6 +5,7 @@
 #include "cases/kernels/kernel_images.hpp"
 #include "harness/config.hpp"
 #include "harness/device_facts.hpp"
+#include "harness/event_stream.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/json_records.hpp"
 #include "harness/probe_registry.hpp"
@@ -31,16 +32,6 @@ struct probe_options {
   bool direct_first = false;
   int events_fd = 1;
 };
-
-void write_event(int fd, const nlohmann::json &j) {
-  std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  for (std::size_t done = 0; done < line.size();) {
-    ssize_t n = ::write(fd, line.data() + done, line.size() - done);
-    if (n <= 0)
-      return;
-    done += static_cast<std::size_t>(n);
-  }
-}
 
 /// Collects Google Benchmark's runs in memory instead of printing them.
 class collecting_reporter : public benchmark::BenchmarkReporter {
@@ -86,8 +77,9 @@ void pin_cpu(int wanted) {
 
 int run_probes(const probe_options &opt) {
   pin_cpu(opt.cpu);
+  const event_stream events(opt.events_fd);
   auto fail = [&](const std::string &kind, const std::string &msg, int code) {
-    write_event(opt.events_fd, {{"event", "cell_error"}, {"kind", kind}, {"message", msg}});
+    events.write({{"event", "cell_error"}, {"kind", kind}, {"message", msg}});
     std::cerr << "cuparity probe: " << msg << "\n";
     return code;
   };
@@ -112,7 +104,7 @@ int run_probes(const probe_options &opt) {
     d.cuCtxSetCurrent(env.ctx);
     d.cuModuleLoadData(&env.module, find_kernel_image("basic.cubin").data.data());
     d.cuStreamCreate(&env.stream, CU_STREAM_NON_BLOCKING);
-    write_event(opt.events_fd, {{"event", "cell_start"},
+    events.write({{"event", "cell_start"},
                                 {"pid", static_cast<long>(getpid())},
                                 {"config", to_json(sess->config())},
                                 {"driver", to_json(query_driver_facts(d))},
@@ -123,7 +115,7 @@ int run_probes(const probe_options &opt) {
     for (const auto &g : opt.probes)
       want_startup = want_startup || fnmatch(g.c_str(), "cell.startup", 0) == 0;
     if (want_startup)
-      write_event(opt.events_fd, {{"event", "probe"},
+      events.write({{"event", "probe"},
                                 {"probe", "cell.startup"},
                                 {"series", "facade"},
                                 {"kind", "startup"},
@@ -206,7 +198,7 @@ int run_probes(const probe_options &opt) {
       const double ns = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
       ev["value"] = p.kind == probe_kind::bandwidth ? p.bytes_per_iteration / ns : ns; // GB/s
     }
-    write_event(opt.events_fd, ev);
+    events.write(ev);
   }
   (void)d.cuStreamDestroy.raw(env.stream);
   (void)d.cuModuleUnload.raw(env.module);
