@@ -8,13 +8,15 @@
 namespace cuparity::cases {
 namespace {
 
-template <class F> int code_of(F &&call) { return static_cast<int>(call()); }
+template <class F> int code_of(F &&call) {
+  return static_cast<int>(call());
+}
 
 void sizes_pattern(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  for (std::size_t size : {std::size_t{1}, std::size_t{4096}, std::size_t{1} << 20,
-                           std::size_t{256} << 20}) {
+  for (std::size_t size :
+       {std::size_t{1}, std::size_t{4096}, std::size_t{1} << 20, std::size_t{256} << 20}) {
     device_buffer buf(d, size);
     d.cuMemsetD8(buf.get(), 0xA5, size);
     // Write a marker at both ends so an allocation shorter than asked shows.
@@ -46,7 +48,8 @@ void errors_absurd(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
   CUdeviceptr p = 0;
-  ctx.observe("alloc_2_pow_60", code_of([&] { return d.cuMemAlloc.raw(&p, std::size_t{1} << 60); }));
+  ctx.observe("alloc_2_pow_60",
+              code_of([&] { return d.cuMemAlloc.raw(&p, std::size_t{1} << 60); }));
   device_buffer still(d, 64);
   d.cuMemsetD8(still.get(), 1, 64);
   d.cuCtxSynchronize();
@@ -242,8 +245,7 @@ CUPARITY_CASE_FILE(register_alloc_cases) {
   registry.add({"alloc.errors.absurd", "an absurd size is refused; the context stays usable",
                 errors_absurd});
   registry
-      .add({"alloc.info.drop", "cuMemGetInfo's free memory drops by at least the size",
-            info_drop})
+      .add({"alloc.info.drop", "cuMemGetInfo's free memory drops by at least the size", info_drop})
       .exclusive = true; // free memory is device-wide: other cells would disturb it
   registry.add({"alloc.host.pinned_async", "pinned and registered host memory, async copies",
                 host_pinned_async});

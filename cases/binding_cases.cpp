@@ -32,16 +32,17 @@ void resolve_audit(case_context &ctx) {
                 r.bound ? (r.expected_symbol.empty() ? r.bound_symbol : r.expected_symbol)
                         : std::string("missing"));
     if (!r.match)
-      mismatches += " " + r.entry + " (bound " + (r.bound_symbol.empty() ? "nothing" : r.bound_symbol) +
-                    ", driver says " +
-                    (r.expected ? (r.expected_symbol.empty() ? "an unnamed address" : r.expected_symbol)
-                                : "nothing") +
-                    ")";
+      mismatches +=
+          " " + r.entry + " (bound " + (r.bound_symbol.empty() ? "nothing" : r.bound_symbol) +
+          ", driver says " +
+          (r.expected ? (r.expected_symbol.empty() ? "an unnamed address" : r.expected_symbol)
+                      : "nothing") +
+          ")";
   }
   ctx.observe("flag", report.flag);
   ctx.expect(report.mismatches == 0, std::to_string(report.mismatches) +
-                                         " entries differ from cuGetProcAddress_v2(" +
-                                         report.flag + "):" + mismatches);
+                                         " entries differ from cuGetProcAddress_v2(" + report.flag +
+                                         "):" + mismatches);
 }
 
 /// Deliberately failing calls give the same code, name and entry through either backend.
@@ -108,14 +109,13 @@ CUPARITY_CASE_FILE(register_binding_cases) {
   registry.add({"binding.config.effective", "effective binding, stream-0 mode and warnings",
                 config_effective});
   registry.add({"binding.resolve.audit",
-                "every bound entry equals the driver's cuGetProcAddress_v2 answer",
-                resolve_audit});
-  registry.add({"binding.errors.shape", "failing calls give the same code, name and entry",
-                errors_shape});
+                "every bound entry equals the driver's cuGetProcAddress_v2 answer", resolve_audit});
+  registry.add(
+      {"binding.errors.shape", "failing calls give the same code, name and entry", errors_shape});
   registry.add({"binding.resolve.missing_function",
                 "a function the driver lacks is reported by name", missing_function});
-  registry.add({"binding.driver.path", "a bad NUMBA_CUDA_DRIVER is a clean error (exit 2)",
-                driver_path});
+  registry.add(
+      {"binding.driver.path", "a bad NUMBA_CUDA_DRIVER is a clean error (exit 2)", driver_path});
 }
 
 } // namespace cuparity::cases

@@ -13,7 +13,9 @@ namespace cuparity::cases {
 namespace {
 
 /// The code a call returns, for observing documented errors without throwing.
-template <class F> int code_of(F &&call) { return static_cast<int>(call()); }
+template <class F> int code_of(F &&call) {
+  return static_cast<int>(call());
+}
 
 void init_facts(case_context &ctx) {
   driver &d = ctx.drv();
@@ -217,15 +219,16 @@ void create_many(case_context &ctx) {
     best = std::min(best, static_cast<long long>(free_before) - static_cast<long long>(free_after));
   }
   ctx.expect(best < (32LL << 20), std::to_string(rounds) + " create/destroy rounds lost " +
-                                      std::to_string(best >> 20) + " MiB in the best of 3 attempts");
+                                      std::to_string(best >> 20) +
+                                      " MiB in the best of 3 attempts");
   ctx.observe("rounds", rounds);
 }
 
 } // namespace
 
 CUPARITY_CASE_FILE(register_context_cases) {
-  registry.add({"context.init.facts", "driver version, devices, name, CC, UUID, memory",
-                init_facts});
+  registry.add(
+      {"context.init.facts", "driver version, devices, name, CC, UUID, memory", init_facts});
   registry.add({"context.primary.lifecycle", "primary context retain/state/flags/release",
                 primary_lifecycle});
   registry.add({"context.primary.reset", "reset destroys allocations; the context is usable after",
@@ -235,10 +238,10 @@ CUPARITY_CASE_FILE(register_context_cases) {
   registry.add({"context.current.none",
                 "no current context: null, and INVALID_CONTEXT from calls needing one",
                 current_none});
-  registry.add({"context.current.device", "cuCtxGetDevice (pinned) under a pushed context",
-                current_device});
-  registry.add({"context.current.per_thread", "the current context is per host thread",
-                current_per_thread});
+  registry.add(
+      {"context.current.device", "cuCtxGetDevice (pinned) under a pushed context", current_device});
+  registry.add(
+      {"context.current.per_thread", "the current context is per host thread", current_per_thread});
   registry
       .add({"context.create.many", "create/destroy many contexts without leaking memory",
             create_many})

@@ -17,7 +17,9 @@
 namespace cuparity::cases {
 namespace {
 
-template <class F> int code_of(F &&call) { return static_cast<int>(call()); }
+template <class F> int code_of(F &&call) {
+  return static_cast<int>(call());
+}
 
 template <class Handle> std::string to_hex(const Handle &h) {
   static_assert(sizeof(Handle) == 64);
@@ -201,9 +203,13 @@ void share_and_check(case_context &ctx, std::size_t size, std::size_t offset, st
   ctx.observe("checksum", checksum(host.data(), size));
 }
 
-void mem_child_roundtrip(case_context &ctx) { share_and_check(ctx, 1 << 20, 0, 1 << 20, 0); }
+void mem_child_roundtrip(case_context &ctx) {
+  share_and_check(ctx, 1 << 20, 0, 1 << 20, 0);
+}
 
-void mem_offset(case_context &ctx) { share_and_check(ctx, 1 << 20, 4096 + 64, 8192, 0); }
+void mem_offset(case_context &ctx) {
+  share_and_check(ctx, 1 << 20, 4096 + 64, 8192, 0);
+}
 
 void mem_open_in_exporter(case_context &ctx) {
   driver &d = ctx.drv();
@@ -230,9 +236,10 @@ void mem_close_reopen(case_context &ctx) {
   d.cuMemsetD8(buf.get(), 0x5A, size);
   CUipcMemHandle handle{};
   d.cuIpcGetMemHandle(&handle, buf.get());
-  auto res = ctx.spawn_helper("ipc.mem.reopen", {to_hex(handle), std::to_string(size)},
-                              helper_timeout);
-  ctx.expect(res.exited && res.exit_code == 0, "close and reopen in the child: " + res.out + res.err);
+  auto res =
+      ctx.spawn_helper("ipc.mem.reopen", {to_hex(handle), std::to_string(size)}, helper_timeout);
+  ctx.expect(res.exited && res.exit_code == 0,
+             "close and reopen in the child: " + res.out + res.err);
   ctx.observe("child_output", res.out);
 }
 
@@ -308,13 +315,13 @@ CUPARITY_CASE_FILE(register_ipc_cases) {
   registry.add({"ipc.mem.child_roundtrip",
                 "a child opens a memory handle, checks the pattern, writes a new one back",
                 mem_child_roundtrip});
-  registry.add({"ipc.mem.offset", "an interior pointer shared as base handle plus offset",
-                mem_offset});
+  registry.add(
+      {"ipc.mem.offset", "an interior pointer shared as base handle plus offset", mem_offset});
   registry.add({"ipc.mem.open_in_exporter",
                 "opening a handle in its exporting process; exporting an interior pointer",
                 mem_open_in_exporter});
-  registry.add({"ipc.mem.close_reopen", "close and reopen a handle in the child",
-                mem_close_reopen});
+  registry.add(
+      {"ipc.mem.close_reopen", "close and reopen a handle in the child", mem_close_reopen});
   registry.add({"ipc.event.cross_process",
                 "a child waits on the exporter's IPC event before reading its data",
                 event_cross_process});

@@ -10,7 +10,9 @@
 namespace cuparity::cases {
 namespace {
 
-template <class F> int code_of(F &&call) { return static_cast<int>(call()); }
+template <class F> int code_of(F &&call) {
+  return static_cast<int>(call());
+}
 
 /// Launches cuparity_write_index over grid x block and returns the checksum, failing the case
 /// if any element is not its own index.
@@ -25,8 +27,8 @@ std::uint64_t write_index(case_context &ctx, const module &m, dim3 grid, dim3 bl
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i)
     wrong += host[i] != i;
-  ctx.expect(wrong == 0, std::to_string(wrong) + " of " + std::to_string(n) +
-                             " threads wrote the wrong index");
+  ctx.expect(wrong == 0,
+             std::to_string(wrong) + " of " + std::to_string(n) + " threads wrote the wrong index");
   return checksum(host.data(), n * sizeof(unsigned int));
 }
 
@@ -86,20 +88,19 @@ void params_scalars(case_context &ctx) {
          {&a, &b, &c, &e16, &e, &f, &g, &h, &fl, &db, &k, out.arg()});
   unsigned long long got[11] = {};
   d.cuMemcpyDtoH(got, out.get(), sizeof got);
-  const unsigned long long want[11] = {
-      static_cast<unsigned long long>(static_cast<long long>(a)),
-      b,
-      static_cast<unsigned long long>(static_cast<long long>(c)),
-      e16,
-      static_cast<unsigned long long>(static_cast<long long>(e)),
-      f,
-      static_cast<unsigned long long>(g),
-      h,
-      std::bit_cast<unsigned int>(fl),
-      std::bit_cast<unsigned long long>(db),
-      static_cast<unsigned long long>(out.get())};
-  const char *names[11] = {"i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64",
-                           "ptr"};
+  const unsigned long long want[11] = {static_cast<unsigned long long>(static_cast<long long>(a)),
+                                       b,
+                                       static_cast<unsigned long long>(static_cast<long long>(c)),
+                                       e16,
+                                       static_cast<unsigned long long>(static_cast<long long>(e)),
+                                       f,
+                                       static_cast<unsigned long long>(g),
+                                       h,
+                                       std::bit_cast<unsigned int>(fl),
+                                       std::bit_cast<unsigned long long>(db),
+                                       static_cast<unsigned long long>(out.get())};
+  const char *names[11] = {"i8",  "u8",  "i16", "u16", "i32", "u32",
+                           "i64", "u64", "f32", "f64", "ptr"};
   for (int i = 0; i < 11; ++i) {
     ctx.expect(got[i] == want[i], std::string("parameter ") + names[i] + " arrived as " +
                                       std::to_string(got[i]) + ", sent " + std::to_string(want[i]));
@@ -300,10 +301,10 @@ CUPARITY_CASE_FILE(register_launch_cases) {
                 module_missing_function});
   registry.add({"launch.module.global", "cuModuleGetGlobal: size, read and write, missing name",
                 module_global});
-  registry.add({"launch.params.scalars", "every scalar type and a pointer arrive intact",
-                params_scalars});
-  registry.add({"launch.params.struct16", "a 16-byte struct by value arrives intact",
-                params_struct16});
+  registry.add(
+      {"launch.params.scalars", "every scalar type and a pointer arrive intact", params_scalars});
+  registry.add(
+      {"launch.params.struct16", "a 16-byte struct by value arrives intact", params_struct16});
   registry.add({"launch.grid.dims", "1D/2D/3D grids: each thread writes its index", grid_dims});
   registry.add({"launch.shared.dynamic_optin", "dynamic shared memory up to the opt-in limit",
                 shared_dynamic_optin});
@@ -313,8 +314,8 @@ CUPARITY_CASE_FILE(register_launch_cases) {
   registry.add({"launch.function.attributes", "cuFuncGetAttribute values", function_attributes});
   registry.add({"launch.occupancy.queries", "occupancy queries (Numba had their types wrong)",
                 occupancy_queries});
-  registry.add({"launch.cooperative.basic", "cooperative launch runs every block",
-                cooperative_basic});
+  registry.add(
+      {"launch.cooperative.basic", "cooperative launch runs every block", cooperative_basic});
 }
 
 } // namespace cuparity::cases

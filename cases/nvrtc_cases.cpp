@@ -11,7 +11,9 @@
 namespace cuparity::cases {
 namespace {
 
-template <class F> int code_of(F &&call) { return static_cast<int>(call()); }
+template <class F> int code_of(F &&call) {
+  return static_cast<int>(call());
+}
 
 // The kernel the suite compiles and runs: y[i] = a * x[i] + y[i].
 const char *saxpy_source = R"(
@@ -112,7 +114,8 @@ std::vector<char> relocatable(case_context &ctx, const char *source, const char 
     opts.push_back("-dlto");
   auto out = toolkit(ctx).compile(source, name, opts);
   auto &bits = lto ? out.ltoir : out.ptx;
-  ctx.expect(!bits.empty(), std::string("NVRTC gave no ") + (lto ? "LTO-IR" : "PTX") + " for " + name);
+  ctx.expect(!bits.empty(),
+             std::string("NVRTC gave no ") + (lto ? "LTO-IR" : "PTX") + " for " + name);
   return bits;
 }
 
@@ -181,8 +184,8 @@ void link_driver(case_context &ctx) {
   auto a = relocatable(ctx, linked_kernel_source, "kernel.cu", false);
   auto b = relocatable(ctx, functions_source, "functions.cu", false);
   auto res = driver_link(ctx, {a, b}, run_linked);
-  ctx.expect(res.result == CUDA_SUCCESS, "cuLink* failed (" + std::to_string(res.result) +
-                                             "): " + res.error_log);
+  ctx.expect(res.result == CUDA_SUCCESS,
+             "cuLink* failed (" + std::to_string(res.result) + "): " + res.error_log);
 }
 
 void link_unresolved(case_context &ctx) {
@@ -235,19 +238,19 @@ void include_path(case_context &ctx) {
 
 CUPARITY_CASE_FILE(register_nvrtc_cases) {
   registry.add({"nvrtc.compile.ptx", "NVRTC to PTX, loaded (JIT) and run", compile_ptx});
-  registry.add({"nvrtc.compile.cubin", "NVRTC to cubin for this GPU, loaded and run",
-                compile_cubin});
+  registry.add(
+      {"nvrtc.compile.cubin", "NVRTC to cubin for this GPU, loaded and run", compile_cubin});
   registry.add({"nvrtc.compile.syntax_error", "a syntax error fails with a log naming the line",
                 compile_syntax_error});
   registry.add({"nvrtc.link.driver",
                 "kernel + functions.cu (-rdc) linked by cuLink* and run (the seed's link=[...])",
                 link_driver});
-  registry.add({"nvrtc.link.nvjitlink_lto", "the same through LTO-IR with nvJitLink",
-                link_nvjitlink_lto});
+  registry.add(
+      {"nvrtc.link.nvjitlink_lto", "the same through LTO-IR with nvJitLink", link_nvjitlink_lto});
   registry.add({"nvrtc.link.unresolved", "an undefined device function: the linker log names it",
                 link_unresolved});
-  registry.add({"nvrtc.include.path", "NUMBA_CUDA_INCLUDE_PATH reaches NVRTC (cuda_fp16.h)",
-                include_path});
+  registry.add(
+      {"nvrtc.include.path", "NUMBA_CUDA_INCLUDE_PATH reaches NVRTC (cuda_fp16.h)", include_path});
 }
 
 } // namespace cuparity::cases

@@ -14,7 +14,9 @@
 namespace cuparity::cases {
 namespace {
 
-template <class F> int code_of(F &&call) { return static_cast<int>(call()); }
+template <class F> int code_of(F &&call) {
+  return static_cast<int>(call());
+}
 
 const CUstream legacy_stream = CU_STREAM_LEGACY;
 const CUstream per_thread_stream = CU_STREAM_PER_THREAD;
@@ -269,22 +271,21 @@ CUPARITY_CASE_FILE(register_stream_cases) {
                 query_not_ready});
   registry
       .add({"stream.default.semantics",
-                "stream 0 after a 50 ms spin on a blocking stream: legacy or per-thread",
-                default_semantics})
+            "stream 0 after a 50 ms spin on a blocking stream: legacy or per-thread",
+            default_semantics})
       .exclusive = true; // see the note above register_stream_cases
   registry
       .add({"stream.handles.legacy_per_thread",
-                "CU_STREAM_LEGACY waits and CU_STREAM_PER_THREAD does not, in every cell",
-                handles_legacy_per_thread})
+            "CU_STREAM_LEGACY waits and CU_STREAM_PER_THREAD does not, in every cell",
+            handles_legacy_per_thread})
       .exclusive = true; // see the note above register_stream_cases
   registry
       .add({"stream.nonblocking.no_wait", "a non-blocking stream never waits for legacy",
-                nonblocking_no_wait})
+            nonblocking_no_wait})
       .exclusive = true; // see the note above register_stream_cases
   registry
       .add({"stream.threads.overlap",
-                "two threads on stream 0: overlap under PTDS, serialise under legacy",
-                threads_overlap})
+            "two threads on stream 0: overlap under PTDS, serialise under legacy", threads_overlap})
       .exclusive = true; // see the note above register_stream_cases
   registry.add({"stream.wait_event.ordering", "cuStreamWaitEvent orders work across streams",
                 wait_event_ordering});

@@ -33,10 +33,10 @@ device_buffer::~device_buffer() {
     (void)m_driver.cuMemFree.raw(m_ptr);
 }
 
-module::module(driver &d, std::string_view embedded_image)
-    : module(d, image_bytes{find_kernel_image(embedded_image).data.data()}) {}
+module::module(driver &d, std::string_view embedded_image) :module(
+    d, image_bytes{find_kernel_image(embedded_image).data.data()}) {}
 
-module::module(driver &d, image_bytes image) : m_driver(d) {
+module::module(driver &d, image_bytes image) :m_driver(d) {
   d.cuModuleLoadData(&m_mod, image.data);
 }
 
@@ -51,7 +51,9 @@ CUfunction module::function(const char *name) const {
   return f;
 }
 
-stream::stream(driver &d, unsigned int flags) : m_driver(d) { d.cuStreamCreate(&m_stream, flags); }
+stream::stream(driver &d, unsigned int flags) : m_driver(d) {
+  d.cuStreamCreate(&m_stream, flags);
+}
 
 stream::stream(driver &d, unsigned int flags, int priority) : m_driver(d) {
   d.cuStreamCreateWithPriority(&m_stream, flags, priority);
@@ -62,7 +64,9 @@ stream::~stream() {
     (void)m_driver.cuStreamDestroy.raw(m_stream);
 }
 
-event::event(driver &d, unsigned int flags) : m_driver(d) { d.cuEventCreate(&m_event, flags); }
+event::event(driver &d, unsigned int flags) : m_driver(d) {
+  d.cuEventCreate(&m_event, flags);
+}
 
 event::~event() {
   if (m_event)

@@ -101,8 +101,8 @@ private:
 };
 
 /// cuLaunchKernel with kernelParams built from pointers to the argument values.
-void launch(driver &d, CUfunction f, dim3 grid, dim3 block, unsigned int shared_bytes,
-            CUstream s, std::initializer_list<void *> args);
+void launch(driver &d, CUfunction f, dim3 grid, dim3 block, unsigned int shared_bytes, CUstream s,
+            std::initializer_list<void *> args);
 
 /// Nanoseconds of the spin kernel used for timing margins (a 50 ms spin vs a 5 ms threshold:
 /// DESIGN.md "Cases": margins that cannot flip on a noisy machine).

@@ -15,8 +15,8 @@ audit_report audit_bindings(driver &d) {
     return report;
   }
   const bool ptds = d.get_backend().per_thread_default_stream();
-  const cuuint64_t flag = ptds ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
-                               : CU_GET_PROC_ADDRESS_LEGACY_STREAM;
+  const cuuint64_t flag =
+      ptds ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : CU_GET_PROC_ADDRESS_LEGACY_STREAM;
   report.flag = ptds ? "PER_THREAD_DEFAULT_STREAM" : "LEGACY_STREAM";
   for (const auto &b : d.binding_map()) {
     audit_row row;

@@ -7,8 +7,8 @@
 
 #include <chrono>
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <source_location>
 #include <stdexcept>
 #include <string>

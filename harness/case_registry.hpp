@@ -52,7 +52,7 @@ struct case_file_registrar {
   }
 };
 
-#define CUPARITY_CASE_FILE(fn)                                                                    \
+#define CUPARITY_CASE_FILE(fn)                                                                     \
   static void fn(::cuparity::case_registry &);                                                     \
   static const ::cuparity::case_file_registrar fn##_registrar{&fn};                                \
   static void fn(::cuparity::case_registry &registry)

@@ -83,14 +83,16 @@ comparison compare_results(const matrix &m, const std::vector<nlohmann::json> &r
     for (const expectation *x : c->expectations) {
       auto check = [&](bool ok, const std::string &what) {
         if (!ok)
-          out.problems.push_back({"expectation", id, "", what + " (expected by " + x->where.text() + ")"});
+          out.problems.push_back(
+              {"expectation", id, "", what + " (expected by " + x->where.text() + ")"});
       };
       if (x->binding)
         check(cfg.value("binding", "") == *x->binding,
               "binding is " + cfg.value("binding", std::string("?")) + ", expected " + *x->binding);
       if (x->stream0)
-        check(cfg.value("stream0", "") == *x->stream0,
-              "stream 0 is " + cfg.value("stream0", std::string("?")) + ", expected " + *x->stream0);
+        check(cfg.value("stream0", "") == *x->stream0, "stream 0 is " +
+                                                           cfg.value("stream0", std::string("?")) +
+                                                           ", expected " + *x->stream0);
       if (x->fallback)
         check(cfg.value("fallback", false) == *x->fallback,
               std::string("fallback is ") + (cfg.value("fallback", false) ? "true" : "false") +
@@ -103,9 +105,9 @@ comparison compare_results(const matrix &m, const std::vector<nlohmann::json> &r
         check(found, "no warning contains '" + w + "'");
       }
       if (x->warning_count)
-        check(warnings.size() == *x->warning_count,
-              std::to_string(warnings.size()) + " warnings, expected " +
-                  std::to_string(*x->warning_count));
+        check(warnings.size() == *x->warning_count, std::to_string(warnings.size()) +
+                                                        " warnings, expected " +
+                                                        std::to_string(*x->warning_count));
     }
   }
 

@@ -47,7 +47,8 @@ struct comparison {
 [[nodiscard]] bool is_configuration_case(const std::string &case_id);
 
 /// Compares the records of a run (latest record per cell and per (cell, case) wins).
-[[nodiscard]] comparison compare_results(const matrix &m, const std::vector<nlohmann::json> &records,
+[[nodiscard]] comparison compare_results(const matrix &m,
+                                         const std::vector<nlohmann::json> &records,
                                          const std::vector<baseline_entry> &baseline);
 
 } // namespace cuparity

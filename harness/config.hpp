@@ -25,7 +25,7 @@ struct settings {
   std::string include_path = "/usr/local/cuda/include"; ///< NUMBA_CUDA_INCLUDE_PATH
   std::string nvidia_backend_path; ///< CUPARITY_NVIDIA_BACKEND or next to the executable
   std::map<std::string, std::string> variables; ///< the binding variables as set (unset absent)
-  std::vector<std::string> warnings;             ///< parse warnings, in reading order
+  std::vector<std::string> warnings;            ///< parse warnings, in reading order
 };
 
 /// Reads the binding variables. `exe_dir` locates the default nvidia backend library.
@@ -36,13 +36,13 @@ struct settings {
 /// What the process actually decided (DESIGN.md's effective-behaviour table).
 struct effective_config {
   settings requested;
-  std::string binding;          ///< "internal" or "nvidia": the backend in use
-  bool fallback = false;        ///< nvidia was asked for but could not be used
-  std::string fallback_reason;  ///< why, naming the path or symbol concerned
+  std::string binding;                    ///< "internal" or "nvidia": the backend in use
+  bool fallback = false;                  ///< nvidia was asked for but could not be used
+  std::string fallback_reason;            ///< why, naming the path or symbol concerned
   bool per_thread_default_stream = false; ///< what stream 0 means for the bound symbols
   std::vector<std::string> warnings;      ///< parse, misuse and fallback warnings
-  std::string driver_path;      ///< the library opened (resolved file)
-  bool simulated = false;       ///< the driver is cuparity's simulated driver
+  std::string driver_path;                ///< the library opened (resolved file)
+  bool simulated = false;                 ///< the driver is cuparity's simulated driver
 };
 
 /// Directory of the running executable (for files installed next to it).

@@ -25,7 +25,7 @@ struct binding {
   std::string symbol;   ///< what the backend bound (probed name or dladdr of the pointer)
   std::string exported; ///< dladdr's name for the address ("" when it is not an exported symbol)
   const void *address = nullptr;
-  int query_result = -1; ///< nvidia: cuGetProcAddress_v2 result
+  int query_result = -1;  ///< nvidia: cuGetProcAddress_v2 result
   int symbol_status = -1; ///< nvidia: symbolStatus
   bool missing = false;
   std::string missing_reason;
@@ -44,8 +44,7 @@ public:
   explicit entry_fn(driver &d) noexcept : m_driver(d) {}
 
   /// Checked call: throws driver_error for any result but CUDA_SUCCESS, or a missing function.
-  void operator()(Args... args,
-                  std::source_location site = std::source_location::current()) const;
+  void operator()(Args... args, std::source_location site = std::source_location::current()) const;
 
   /// Unchecked call: returns the driver's result. Still throws driver_error when the driver
   /// does not provide the function (there is no result to return then).
@@ -73,8 +72,12 @@ public:
 #include "entries.inl"
 #undef CUPARITY_ENTRY
 
-  [[nodiscard]] const class backend &get_backend() const noexcept { return *m_backend; }
-  [[nodiscard]] std::string_view backend_name() const noexcept { return m_backend->name(); }
+  [[nodiscard]] const class backend &get_backend() const noexcept {
+    return *m_backend;
+  }
+  [[nodiscard]] std::string_view backend_name() const noexcept {
+    return m_backend->name();
+  }
 
   /// The pointer for an entry, resolving it on first use (once, thread-safe); nullptr if missing.
   [[nodiscard]] void *address(entry_id id) {
@@ -89,7 +92,9 @@ public:
 
   /// Asks the backend about a function that need not be in the table, without caching it (for
   /// cases that check how a backend reports a name the driver lacks).
-  [[nodiscard]] resolution probe(const entry_info &e) { return m_backend->resolve(e); }
+  [[nodiscard]] resolution probe(const entry_info &e) {
+    return m_backend->resolve(e);
+  }
 
   /// The entries resolved so far, in table order.
   [[nodiscard]] std::vector<binding> binding_map() const;
@@ -98,7 +103,9 @@ public:
   [[nodiscard]] std::string error_name(CUresult code) noexcept;
 
   /// How many times the backend was asked to resolve (tests prove lazy, once-only resolution).
-  [[nodiscard]] std::size_t resolve_count() const noexcept { return m_resolve_count.load(); }
+  [[nodiscard]] std::size_t resolve_count() const noexcept {
+    return m_resolve_count.load();
+  }
 
   [[noreturn]] void throw_missing(entry_id id, const std::source_location &site);
   [[noreturn]] void throw_result(entry_id id, CUresult code, const std::source_location &site);

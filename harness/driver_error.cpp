@@ -1,4 +1,5 @@
-// Formats driver_error messages: `cuMemAlloc (cuMemAlloc_v2) -> CUDA_ERROR_OUT_OF_MEMORY (2) [internal]`.
+// Formats driver_error messages: `cuMemAlloc (cuMemAlloc_v2) -> CUDA_ERROR_OUT_OF_MEMORY (2)
+// [internal]`.
 #include "driver_error.hpp"
 
 #include <filesystem>

@@ -6,11 +6,13 @@
 
 namespace cuparity {
 
-std::vector<std::string> default_driver_candidates() { return {"libcuda.so.1", "libcuda.so"}; }
+std::vector<std::string> default_driver_candidates() {
+  return {"libcuda.so.1", "libcuda.so"};
+}
 
 std::shared_ptr<driver_library> driver_library::open(const std::string &path) {
-  std::vector<std::string> candidates = path.empty() ? default_driver_candidates()
-                                                     : std::vector<std::string>{path};
+  std::vector<std::string> candidates =
+      path.empty() ? default_driver_candidates() : std::vector<std::string>{path};
   std::string tried;
   for (const auto &candidate : candidates) {
     // RTLD_LOCAL: two backends (or a simulated and a real driver in tests) must not see each
@@ -37,7 +39,9 @@ driver_library::~driver_library() {
   dlclose(m_handle);
 }
 
-void *driver_library::symbol(const char *name) const noexcept { return dlsym(m_handle, name); }
+void *driver_library::symbol(const char *name) const noexcept {
+  return dlsym(m_handle, name);
+}
 
 std::string symbol_at(const void *address) {
   Dl_info info{};

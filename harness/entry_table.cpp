@@ -1,7 +1,7 @@
-// The entry table's static facts, and the build-time check of every prototype against cudaTypedefs.h.
-#include "entry.hpp"
-
+// The entry table's static facts, and the build-time check of every prototype against
+// cudaTypedefs.h.
 #include "cuda_api.hpp"
+#include "entry.hpp"
 
 #include <algorithm>
 #include <array>
@@ -20,9 +20,7 @@ namespace cuparity {
 namespace detail {
 template <entry_id> struct pfn_holder;
 #define CUPARITY_ENTRY(name, abi, params)                                                          \
-  template <> struct pfn_holder<entry_id::name> {                                                  \
-    using type = PFN_##name##_v##abi;                                                              \
-  };
+  template <> struct pfn_holder<entry_id::name> { using type = PFN_##name##_v##abi; };
 #include "entries.inl"
 #undef CUPARITY_ENTRY
 template <entry_id Id> using pfn_of = typename pfn_holder<Id>::type;
@@ -30,8 +28,9 @@ template <entry_id Id> using pfn_of = typename pfn_holder<Id>::type;
 
 // A per-thread variant must have the entry's own signature.
 #define CUPARITY_PER_THREAD(name, version, suffix)                                                 \
-  static_assert(std::is_same_v<PFN_##name##_v##version##_##suffix, detail::pfn_of<entry_id::name>>, \
-                #name ": the per-thread variant's PFN differs from the entry's");
+  static_assert(                                                                                   \
+      std::is_same_v<PFN_##name##_v##version##_##suffix, detail::pfn_of<entry_id::name>>,          \
+      #name ": the per-thread variant's PFN differs from the entry's");
 #include "per_thread_entries.inl"
 #undef CUPARITY_PER_THREAD
 
@@ -55,9 +54,13 @@ constexpr std::array<entry_info, entry_count> table{{
 
 } // namespace
 
-std::span<const entry_info> all_entries() noexcept { return table; }
+std::span<const entry_info> all_entries() noexcept {
+  return table;
+}
 
-const entry_info &info(entry_id id) noexcept { return table[static_cast<std::size_t>(id)]; }
+const entry_info &info(entry_id id) noexcept {
+  return table[static_cast<std::size_t>(id)];
+}
 
 std::optional<entry_id> find_entry(std::string_view base_name) noexcept {
   auto it = std::find_if(table.begin(), table.end(),

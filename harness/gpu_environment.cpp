@@ -16,8 +16,8 @@ using handle_fn = int (*)(unsigned, nvml_device *);
 using clock_fn = int (*)(nvml_device, int, unsigned *);
 using temp_fn = int (*)(nvml_device, int, unsigned *);
 using reasons_fn = int (*)(nvml_device, unsigned long long *);
-constexpr int nvml_clock_sm = 1;          // NVML_CLOCK_SM
-constexpr int nvml_temperature_gpu = 0;   // NVML_TEMPERATURE_GPU
+constexpr int nvml_clock_sm = 1;        // NVML_CLOCK_SM
+constexpr int nvml_temperature_gpu = 0; // NVML_TEMPERATURE_GPU
 
 } // namespace
 

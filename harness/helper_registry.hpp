@@ -33,7 +33,8 @@ struct helper_registrar {
 #define CUPARITY_HELPER_CONCAT(a, b) CUPARITY_HELPER_CONCAT2(a, b)
 /// CUPARITY_HELPER("ipc.open", fn): registers fn under that name (in an OBJECT library only).
 #define CUPARITY_HELPER(name, fn)                                                                  \
-  static const ::cuparity::helper_registrar CUPARITY_HELPER_CONCAT(helper_registrar_,             \
-                                                                   __LINE__){name, fn}
+  static const ::cuparity::helper_registrar CUPARITY_HELPER_CONCAT(helper_registrar_, __LINE__) {  \
+    name, fn                                                                                       \
+  }
 
 } // namespace cuparity

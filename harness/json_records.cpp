@@ -31,12 +31,12 @@ nlohmann::json to_json(const effective_config &c) {
 nlohmann::json to_json(const driver_facts &f) {
   nlohmann::json devices = nlohmann::json::array();
   for (const auto &d : f.devices)
-    devices.push_back({{"ordinal", d.ordinal},
-                       {"name", d.name},
-                       {"compute_capability", std::to_string(d.cc_major) + "." +
-                                                  std::to_string(d.cc_minor)},
-                       {"total_memory", d.total_memory},
-                       {"uuid", d.uuid}});
+    devices.push_back(
+        {{"ordinal", d.ordinal},
+         {"name", d.name},
+         {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+         {"total_memory", d.total_memory},
+         {"uuid", d.uuid}});
   return {{"driver_version", f.driver_version},
           {"driver_version_text", version_text(f.driver_version)},
           {"init_error", f.init_error},
@@ -46,9 +46,12 @@ nlohmann::json to_json(const driver_facts &f) {
 nlohmann::json to_json(const std::vector<binding> &map) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto &b : map) {
-    nlohmann::json j{{"entry", b.entry},         {"abi", b.abi_version},
-                     {"symbol", b.symbol},       {"exported", b.exported},
-                     {"address", address_text(b.address)}, {"missing", b.missing}};
+    nlohmann::json j{{"entry", b.entry},
+                     {"abi", b.abi_version},
+                     {"symbol", b.symbol},
+                     {"exported", b.exported},
+                     {"address", address_text(b.address)},
+                     {"missing", b.missing}};
     if (b.query_result >= 0)
       j["query_result"] = b.query_result, j["symbol_status"] = b.symbol_status;
     if (b.missing)

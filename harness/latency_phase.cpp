@@ -17,7 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using samples_t = std::map<std::string, std::map<std::string, std::vector<double>>>; // probe->series
+using samples_t =
+    std::map<std::string, std::map<std::string, std::vector<double>>>; // probe->series
 
 std::string series_name(const std::string &cell, const std::string &series) {
   return series == "direct" ? "direct:" + cell : cell;
@@ -110,8 +111,10 @@ void run_latency_phase(const matrix &m, const latency_run_options &o, results_wr
                           {"round", round},
                           {"message", ev.value("message", "")}});
         } else if (type == "probe") {
-          nlohmann::json rec{{"type", "latency_sample"}, {"round", round},
-                             {"cell", c->id},            {"probe", ev.value("probe", "")},
+          nlohmann::json rec{{"type", "latency_sample"},
+                             {"round", round},
+                             {"cell", c->id},
+                             {"probe", ev.value("probe", "")},
                              {"series", ev.value("series", "facade")},
                              {"kind", ev.value("kind", "host")},
                              {"unit", ev.value("unit", "ns")}};
@@ -162,10 +165,10 @@ nlohmann::json latency_summary(const matrix &m, const std::vector<nlohmann::json
     return rule;
   };
   auto verdict_json = [](const latency_verdict &v, const comparison_rule &rule) {
-    return nlohmann::json{{"median_a", v.median_a}, {"median_b", v.median_b},
-                          {"ratio", v.ratio.ratio}, {"ci_low", v.ratio.low},
+    return nlohmann::json{{"median_a", v.median_a},  {"median_b", v.median_b},
+                          {"ratio", v.ratio.ratio},  {"ci_low", v.ratio.low},
                           {"ci_high", v.ratio.high}, {"p_value", v.p_value},
-                          {"verdict", v.verdict},   {"threshold", rule.threshold}};
+                          {"verdict", v.verdict},    {"threshold", rule.threshold}};
   };
   nlohmann::json probes = nlohmann::json::array(), stats = nlohmann::json::array(),
                  comparisons = nlohmann::json::array(), overhead = nlohmann::json::array(),

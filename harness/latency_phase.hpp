@@ -13,9 +13,9 @@
 namespace cuparity {
 
 struct latency_run_options {
-  std::string gpu;                   ///< CUDA_VISIBLE_DEVICES for the probe processes ("" = as is)
+  std::string gpu; ///< CUDA_VISIBLE_DEVICES for the probe processes ("" = as is)
   std::string log_dir;
-  double min_time_override = 0;      ///< seconds per probe, 0 = the matrix's
+  double min_time_override = 0; ///< seconds per probe, 0 = the matrix's
 };
 
 /// Runs the probes with the GPU to itself: each round starts one `cuparity probe` process per
@@ -23,8 +23,8 @@ struct latency_run_options {
 /// within a process facade and direct series alternate which goes first. Rounds continue past
 /// `latency.rounds` until every series' CV is at most `target_cv` or `max_rounds` is reached.
 /// Appends `latency_sample`, `latency_environment` and `latency_cell` records.
-void run_latency_phase(const matrix &m, const latency_run_options &options,
-                       results_writer &results, const std::atomic<bool> &stop);
+void run_latency_phase(const matrix &m, const latency_run_options &options, results_writer &results,
+                       const std::atomic<bool> &stop);
 
 /// The summary's `latency` block from recorded samples (null when there are none): per-series
 /// statistics, backend-vs-backend comparisons inside each semantic group, facade overhead, and

@@ -53,7 +53,9 @@ std::vector<double> u_distribution(std::size_t m, std::size_t n) {
   return prev[m];
 }
 
-double normal_two_sided(double z) { return std::erfc(std::fabs(z) / std::sqrt(2.0)); }
+double normal_two_sided(double z) {
+  return std::erfc(std::fabs(z) / std::sqrt(2.0));
+}
 
 } // namespace
 

@@ -26,13 +26,13 @@ struct ratio_interval {
 /// Paired ratios b[i] / a[i] (two series measured in the same process, round by round): their
 /// median and a percentile-bootstrap 95 % interval of that median. Pairing removes the
 /// process-to-process spread both series share.
-[[nodiscard]] ratio_interval paired_ratio(const std::vector<double> &a, const std::vector<double> &b,
-                                          int resamples = 2000);
+[[nodiscard]] ratio_interval paired_ratio(const std::vector<double> &a,
+                                          const std::vector<double> &b, int resamples = 2000);
 
 struct comparison_rule {
-  double threshold = 0.05;  ///< relative change that matters (5 %)
-  double floor = 20;        ///< absolute difference (in the probe's unit) below which: same
-  double alpha = 0.05;      ///< significance level
+  double threshold = 0.05; ///< relative change that matters (5 %)
+  double floor = 20;       ///< absolute difference (in the probe's unit) below which: same
+  double alpha = 0.05;     ///< significance level
   bool lower_is_better = true;
 };
 

@@ -20,9 +20,9 @@ std::string source_position::text() const {
 
 std::string short_variable_name(const std::string &var) {
   static const std::map<std::string, std::string> names{
-      {var::use_nvidia_binding, "nv"},   {var::numba_ptds, "numba_ptds"},
+      {var::use_nvidia_binding, "nv"},    {var::numba_ptds, "numba_ptds"},
       {var::cuda_python_ptds, "cp_ptds"}, {var::driver, "driver"},
-      {var::include_path, "include"},    {var::nvidia_backend, "nv_lib"}};
+      {var::include_path, "include"},     {var::nvidia_backend, "nv_lib"}};
   auto it = names.find(var);
   return it == names.end() ? var : it->second;
 }
@@ -68,8 +68,8 @@ public:
         std::string list;
         for (const char *a : allowed)
           list += std::string(list.empty() ? "" : ", ") + a;
-        error(k, "unknown key '" + std::string(k.str()) + "' in " + where + " (known: " + list +
-                     ")");
+        error(k,
+              "unknown key '" + std::string(k.str()) + "' in " + where + " (known: " + list + ")");
       }
     }
   }
@@ -147,13 +147,20 @@ public:
 
   static std::string type_name(const toml::node &n) {
     switch (n.type()) {
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a float";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::table: return "a table";
-    default: return "a date or time";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a float";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::table:
+      return "a table";
+    default:
+      return "a date or time";
     }
   }
 
@@ -182,8 +189,8 @@ std::vector<const toml::table *> tables_of(const reader &r, const toml::node &n,
   std::vector<const toml::table *> out;
   const toml::array *a = n.as_array();
   if (!a)
-    r.error(n, what + " must be an array of tables ([[" + what + "]]), not " +
-                   reader::type_name(n));
+    r.error(n,
+            what + " must be an array of tables ([[" + what + "]]), not " + reader::type_name(n));
   for (const auto &e : *a)
     out.push_back(&table_of(r, e, what + " element"));
   return out;
@@ -246,12 +253,13 @@ matrix load_matrix(const std::string &path,
   matrix m;
   m.path = path;
   m.name = fs::path(path).stem().string();
-  r.check_keys(doc, "the matrix file", {"matrix", "axes", "include", "exclude", "expect", "latency"});
+  r.check_keys(doc, "the matrix file",
+               {"matrix", "axes", "include", "exclude", "expect", "latency"});
 
   if (auto *n = doc.get("matrix")) {
     const auto &t = table_of(r, *n, "[matrix]");
-    r.check_keys(t, "[matrix]", {"name", "description", "cases", "exclude_cases",
-                                 "case_timeout_s", "baseline"});
+    r.check_keys(t, "[matrix]",
+                 {"name", "description", "cases", "exclude_cases", "case_timeout_s", "baseline"});
     if (auto *v = t.get("name"))
       m.name = r.string_of(*v, "matrix.name");
     if (auto *v = t.get("description"))
@@ -403,8 +411,9 @@ matrix load_matrix(const std::string &path,
   // ---- expectations
   if (auto *n = doc.get("expect")) {
     for (const toml::table *t : tables_of(r, *n, "expect")) {
-      r.check_keys(*t, "[[expect]]", {"when", "label", "binding", "stream0", "fallback",
-                                      "warnings", "warning_count", "allow"});
+      r.check_keys(*t, "[[expect]]",
+                   {"when", "label", "binding", "stream0", "fallback", "warnings", "warning_count",
+                    "allow"});
       expectation x;
       x.where = r.at(*t);
       if (auto *w = t->get("when"))
@@ -477,9 +486,9 @@ matrix load_matrix(const std::string &path,
   // ---- latency phase settings
   if (auto *n = doc.get("latency")) {
     const auto &t = table_of(r, *n, "[latency]");
-    r.check_keys(t, "[latency]", {"enabled", "probes", "rounds", "max_rounds", "min_time_s",
-                                  "target_cv", "regression_threshold", "floor_ns",
-                                  "fail_on_regression", "thresholds"});
+    r.check_keys(t, "[latency]",
+                 {"enabled", "probes", "rounds", "max_rounds", "min_time_s", "target_cv",
+                  "regression_threshold", "floor_ns", "fail_on_regression", "thresholds"});
     auto &l = m.latency;
     l.enabled = true;
     if (auto *v = t.get("enabled"))

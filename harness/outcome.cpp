@@ -31,6 +31,8 @@ std::optional<outcome> parse_outcome(std::string_view s) noexcept {
   return std::nullopt;
 }
 
-bool is_success(outcome o) noexcept { return o == outcome::pass || o == outcome::not_supported; }
+bool is_success(outcome o) noexcept {
+  return o == outcome::pass || o == outcome::not_supported;
+}
 
 } // namespace cuparity

@@ -22,14 +22,20 @@ std::vector<const probe_def *> probe_registry::select(const std::vector<std::str
   return out;
 }
 
-const char *unit_of(probe_kind k) noexcept { return k == probe_kind::bandwidth ? "GB/s" : "ns"; }
+const char *unit_of(probe_kind k) noexcept {
+  return k == probe_kind::bandwidth ? "GB/s" : "ns";
+}
 
 const char *to_string(probe_kind k) noexcept {
   switch (k) {
-  case probe_kind::host: return "host";
-  case probe_kind::device: return "device";
-  case probe_kind::bandwidth: return "bandwidth";
-  case probe_kind::startup: return "startup";
+  case probe_kind::host:
+    return "host";
+  case probe_kind::device:
+    return "device";
+  case probe_kind::bandwidth:
+    return "bandwidth";
+  case probe_kind::startup:
+    return "startup";
   }
   return "host";
 }

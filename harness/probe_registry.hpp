@@ -54,7 +54,7 @@ struct via_pointer {
 struct probe_def {
   std::string name;
   probe_kind kind = probe_kind::host;
-  bool has_direct = true; ///< whether a direct (facade-free) series makes sense
+  bool has_direct = true;         ///< whether a direct (facade-free) series makes sense
   double bytes_per_iteration = 0; ///< bandwidth probes
   std::function<void(benchmark::State &, probe_env &)> facade;
   std::function<void(benchmark::State &, probe_env &)> direct;

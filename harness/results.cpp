@@ -22,8 +22,7 @@ results_writer::~results_writer() {
 }
 
 void results_writer::append(const nlohmann::json &record) {
-  std::string line =
-      record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string line = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::lock_guard<std::mutex> g(m_lock);
   // O_APPEND + one write per record: records never interleave, and the kernel has the data as
   // soon as write returns (a killed runner loses nothing that was appended).

@@ -48,7 +48,9 @@ shard_spec parse_shard(const std::string &text) {
 namespace {
 
 std::atomic<bool> g_stop{false};
-extern "C" void on_stop_signal(int) { g_stop = true; }
+extern "C" void on_stop_signal(int) {
+  g_stop = true;
+}
 
 /// Exit code of a cell process that stopped after a sticky error (see cell_command.cpp).
 constexpr int poisoned_exit = 75;
@@ -85,7 +87,8 @@ private:
   void print() {
     if (!m_tty)
       return; // quiet when not a terminal (CI logs stay readable)
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
     double eta = m_cases_done ? elapsed / m_cases_done * (m_cases - m_cases_done) : 0;
     std::fprintf(stderr, "\r[cuparity] cells %zu/%zu  cases %zu/%zu  failures %zu  ETA %.0fs   ",
                  m_cells_done, m_cells, m_cases_done, m_cases, m_failures, eta);
@@ -96,7 +99,9 @@ private:
   std::chrono::steady_clock::time_point m_start;
 };
 
-std::string exe_path() { return fs::read_symlink("/proc/self/exe").string(); }
+std::string exe_path() {
+  return fs::read_symlink("/proc/self/exe").string();
+}
 
 /// The inherited environment without any matrix-controlled variable, then the cell's values.
 std::map<std::string, std::string> cell_environment(const matrix &m, const cell &c,
@@ -203,7 +208,9 @@ struct cell_runner {
             progressed = true;
             watchdog_fired = true;
           } else if (!started) {
-            results.append({{"type", "cell_error"}, {"cell", id}, {"kind", "startup"},
+            results.append({{"type", "cell_error"},
+                            {"cell", id},
+                            {"kind", "startup"},
                             {"message", "the cell process did not start within 5 minutes"}});
             cell_failed = true;
           }
@@ -264,8 +271,8 @@ struct cell_runner {
         double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                               case_started)
                         .count();
-        record_case(id, current, "crash", "the cell process " + how + " during this case (log: " +
-                                              log + ")",
+        record_case(id, current, "crash",
+                    "the cell process " + how + " during this case (log: " + log + ")",
                     nlohmann::json::object(), ms, child.pid());
         std::erase(remaining, current);
         continue;
@@ -299,8 +306,8 @@ nlohmann::json probe_driver(const matrix &m, std::string &error) {
     spec.env.erase(v);
   // The driver under test is the first cell's when the matrix chooses it.
   if (!m.cells.empty())
-    if (auto it = m.cells.front().env.find(var::driver); it != m.cells.front().env.end() &&
-                                                          it->second)
+    if (auto it = m.cells.front().env.find(var::driver);
+        it != m.cells.front().env.end() && it->second)
       spec.env[var::driver] = *it->second;
   spec.timeout = std::chrono::minutes(2);
   process_result r = run_process(spec);
@@ -355,8 +362,8 @@ nlohmann::json read_summary(const std::string &path) {
 }
 
 int finish(const matrix &m, const std::vector<nlohmann::json> &records,
-           const std::vector<baseline_entry> &baseline, run_facts facts,
-           const std::string &out_dir, const std::optional<std::string> &write_baseline_path,
+           const std::vector<baseline_entry> &baseline, run_facts facts, const std::string &out_dir,
+           const std::optional<std::string> &write_baseline_path,
            const nlohmann::json *latency_baseline) {
   comparison c = compare_results(m, records, baseline);
   facts.finished = utc_now();
@@ -412,9 +419,10 @@ int run_matrix(const run_options &opt) {
     try {
       baseline = read_baseline(*baseline_path);
     } catch (const std::exception &e) {
-      return bad(std::string(e.what()) + (opt.baseline ? "" : " (named by the matrix's "
-                                                               "matrix.baseline; create it with "
-                                                               "--write-baseline)"));
+      return bad(std::string(e.what()) + (opt.baseline ? ""
+                                                       : " (named by the matrix's "
+                                                         "matrix.baseline; create it with "
+                                                         "--write-baseline)"));
     }
   }
 
@@ -539,8 +547,8 @@ int run_matrix(const run_options &opt) {
   std::size_t index = 0, planned = 0;
   for (const auto &c : m.cells) {
     work_cell w{&c, {}};
-    const bool wanted = opt.cells.empty() ||
-                        std::find(opt.cells.begin(), opt.cells.end(), c.id) != opt.cells.end();
+    const bool wanted =
+        opt.cells.empty() || std::find(opt.cells.begin(), opt.cells.end(), c.id) != opt.cells.end();
     for (const case_def *d : selected) {
       const std::size_t i = index++;
       if (!wanted)
@@ -602,13 +610,13 @@ int run_matrix(const run_options &opt) {
   results.append({{"type", "functional_phase"}, {"wall_s", facts.functional_wall_s}});
   // ---- latency: the GPU to itself, after every functional cell is done
   if (m.latency.enabled && opt.latency) {
-    std::cerr << "cuparity run: latency phase: " << m.cells.size() << " cells, "
-              << m.latency.rounds << "-" << m.latency.max_rounds << " rounds\n";
+    std::cerr << "cuparity run: latency phase: " << m.cells.size() << " cells, " << m.latency.rounds
+              << "-" << m.latency.max_rounds << " rounds\n";
     std::signal(SIGINT, on_stop_signal);
     std::signal(SIGTERM, on_stop_signal);
     const auto l0 = std::chrono::steady_clock::now();
-    run_latency_phase(m, {gpus.empty() ? "" : gpus.front(), out_dir + "/logs",
-                          opt.latency_min_time},
+    run_latency_phase(m,
+                      {gpus.empty() ? "" : gpus.front(), out_dir + "/logs", opt.latency_min_time},
                       results, g_stop);
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
@@ -617,9 +625,9 @@ int run_matrix(const run_options &opt) {
                 << "in " << results_path << "\n";
       return 130;
     }
-    results.append({{"type", "latency_phase"},
-                    {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - l0)
-                                   .count()}});
+    results.append(
+        {{"type", "latency_phase"},
+         {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - l0).count()}});
   }
   std::vector<nlohmann::json> records;
   try {
@@ -682,8 +690,8 @@ int write_ctest_suite(const std::string &matrix_path, const std::string &dir, in
   };
   std::ofstream t(abs_dir + "/CTestTestfile.cmake");
   t << "# Generated by `cuparity ctest`: one test per cell of " << matrix_abs << ".\n"
-    << "# Run: ctest --test-dir " << abs_dir << " -j " << gpu_count
-    << " --resource-spec-file " << abs_dir << "/resources.json\n";
+    << "# Run: ctest --test-dir " << abs_dir << " -j " << gpu_count << " --resource-spec-file "
+    << abs_dir << "/resources.json\n";
   std::string merge_args;
   for (const auto &c : loaded->cells) {
     const std::string name = "cell:" + c.id;
@@ -692,8 +700,7 @@ int write_ctest_suite(const std::string &matrix_path, const std::string &dir, in
       << " --cell " << quote(c.id) << " --gpus ctest --force --out " << quote(out);
     for (const auto &a : extra_args)
       t << " " << quote(a);
-    t << ")\nset_tests_properties(" << quote(name)
-      << " PROPERTIES RESOURCE_GROUPS \"gpus:1\")\n";
+    t << ")\nset_tests_properties(" << quote(name) << " PROPERTIES RESOURCE_GROUPS \"gpus:1\")\n";
     merge_args += " " + quote(out);
   }
   // The merge runs after every cell, failed or not (DEPENDS orders without skipping, unlike a
@@ -709,10 +716,10 @@ int write_ctest_suite(const std::string &matrix_path, const std::string &dir, in
   for (int i = 0; i < gpu_count; ++i)
     r << (i ? ", " : "") << "{\"id\": \"" << i << "\", \"slots\": 1}";
   r << "]}]}\n";
-  std::cout << "cuparity ctest: wrote " << abs_dir << "/CTestTestfile.cmake (" << loaded->cells.size()
-            << " cells + merge) and resources.json (" << gpu_count << " GPUs)\nrun: ctest --test-dir "
-            << abs_dir << " -j " << gpu_count << " --resource-spec-file " << abs_dir
-            << "/resources.json --output-on-failure\n";
+  std::cout << "cuparity ctest: wrote " << abs_dir << "/CTestTestfile.cmake ("
+            << loaded->cells.size() << " cells + merge) and resources.json (" << gpu_count
+            << " GPUs)\nrun: ctest --test-dir " << abs_dir << " -j " << gpu_count
+            << " --resource-spec-file " << abs_dir << "/resources.json --output-on-failure\n";
   return exit_code::ok;
 }
 
@@ -773,7 +780,8 @@ int summarize_results(const std::string &matrix_path, const std::vector<std::str
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   // Merged shards get one results.jsonl too, so the merged directory reads like a single run.
-  if (result_dirs.size() != 1 || fs::weakly_canonical(result_dirs[0]) != fs::weakly_canonical(out_dir)) {
+  if (result_dirs.size() != 1 ||
+      fs::weakly_canonical(result_dirs[0]) != fs::weakly_canonical(out_dir)) {
     std::ofstream merged(out_dir + "/results.jsonl");
     for (const auto &r : records)
       merged << r.dump() << "\n";

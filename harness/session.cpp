@@ -49,7 +49,9 @@ nvidia_attempt try_nvidia(const settings &s) {
 
 } // namespace
 
-plugin_library::~plugin_library() { dlclose(m_handle); }
+plugin_library::~plugin_library() {
+  dlclose(m_handle);
+}
 
 session::~session() {
   m_driver.reset();

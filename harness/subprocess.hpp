@@ -1,4 +1,5 @@
-// Runs a child process (posix_spawn, never a bare fork) with an exact environment, capturing output.
+// Runs a child process (posix_spawn, never a bare fork) with an exact environment, capturing
+// output.
 #pragma once
 
 #include <chrono>
@@ -10,8 +11,8 @@
 namespace cuparity {
 
 struct process_result {
-  int exit_code = -1;    ///< valid when exited
-  int signal = 0;        ///< the signal that ended it, 0 if it exited
+  int exit_code = -1; ///< valid when exited
+  int signal = 0;     ///< the signal that ended it, 0 if it exited
   bool exited = false;
   bool timed_out = false; ///< killed (SIGKILL) after the timeout
   std::string out, err;

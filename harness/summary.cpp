@@ -32,11 +32,21 @@ std::string xml_escape(const std::string &s) {
   std::string out;
   for (unsigned char ch : s) {
     switch (ch) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    case '\'': out += "&apos;"; break;
+    case '&':
+      out += "&amp;";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    case '\'':
+      out += "&apos;";
+      break;
     default:
       // XML 1.0 forbids most control characters even when escaped.
       if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r')
@@ -119,7 +129,9 @@ nlohmann::json make_summary(const matrix &m, const std::vector<nlohmann::json> &
           {"problems", problems},
           {"results", results},
           {"latency", facts.latency},
-          {"verdict", code == 0 ? "equivalent" : code == 3 ? "environment" : "failed"},
+          {"verdict", code == 0   ? "equivalent"
+                      : code == 3 ? "environment"
+                                  : "failed"},
           {"exit_code", code}};
 }
 
@@ -129,7 +141,8 @@ void write_junit(const std::string &path, const matrix &m,
   std::map<std::pair<std::string, std::string>, std::string> failures;
   for (const auto &p : c.problems)
     if (!p.case_id.empty())
-      failures[{p.cell, p.case_id}] += (failures.count({p.cell, p.case_id}) ? "\n" : "") + p.message;
+      failures[{p.cell, p.case_id}] +=
+          (failures.count({p.cell, p.case_id}) ? "\n" : "") + p.message;
   std::ostringstream x;
   std::size_t total = 0, failed = 0, skipped = 0;
   std::ostringstream suites;
@@ -145,8 +158,9 @@ void write_junit(const std::string &path, const matrix &m,
       const double ms = rec.value("duration_ms", 0.0);
       seconds += ms / 1000;
       const std::string o = rec.value("outcome", "error");
-      cases << "    <testcase classname=\"cuparity." << xml_escape(case_id.substr(0, case_id.find('.')))
-            << "\" name=\"" << xml_escape(case_id) << "\" time=\"" << ms / 1000 << "\">\n";
+      cases << "    <testcase classname=\"cuparity."
+            << xml_escape(case_id.substr(0, case_id.find('.'))) << "\" name=\""
+            << xml_escape(case_id) << "\" time=\"" << ms / 1000 << "\">\n";
       auto fit = failures.find({mc.id, case_id});
       if (fit != failures.end()) {
         ++f;
@@ -160,9 +174,9 @@ void write_junit(const std::string &path, const matrix &m,
       cases << "    </testcase>\n";
     }
     total += t, failed += f, skipped += s;
-    suites << "  <testsuite name=\"" << xml_escape(mc.id) << "\" tests=\"" << t
-           << "\" failures=\"" << f << "\" errors=\"0\" skipped=\"" << s << "\" time=\""
-           << seconds << "\">\n    <properties>\n";
+    suites << "  <testsuite name=\"" << xml_escape(mc.id) << "\" tests=\"" << t << "\" failures=\""
+           << f << "\" errors=\"0\" skipped=\"" << s << "\" time=\"" << seconds
+           << "\">\n    <properties>\n";
     for (const auto &[k, v] : mc.env)
       suites << "      <property name=\"env." << xml_escape(k) << "\" value=\""
              << xml_escape(v ? *v : "<unset>") << "\"/>\n";
@@ -207,7 +221,8 @@ void print_console(std::ostream &out, const matrix &m, const std::vector<nlohman
   std::size_t width = 4;
   for (const auto &mc : m.cells)
     width = std::max(width, mc.id.size());
-  out << std::left << std::setw(static_cast<int>(width)) << "cell" << "  binding   stream0     "
+  out << std::left << std::setw(static_cast<int>(width)) << "cell"
+      << "  binding   stream0     "
       << "pass  fail  n/s  other  group\n";
   for (const auto &mc : m.cells) {
     auto it = cells.find(mc.id);
@@ -220,8 +235,8 @@ void print_console(std::ostream &out, const matrix &m, const std::vector<nlohman
     std::map<std::string, int> n;
     for (const auto &[id, rec] : it->second.cases)
       ++n[rec.value("outcome", "error")];
-    const int other = static_cast<int>(it->second.cases.size()) - n["pass"] - n["fail"] -
-                      n["not_supported"];
+    const int other =
+        static_cast<int>(it->second.cases.size()) - n["pass"] - n["fail"] - n["not_supported"];
     std::string binding = cfg.value("binding", "?") + (cfg.value("fallback", false) ? "*" : "");
     out << std::setw(10) << binding << std::setw(12) << cfg.value("stream0", "?") << std::right
         << std::setw(4) << n["pass"] << std::setw(6) << n["fail"] << std::setw(5)
@@ -268,9 +283,9 @@ void print_console(std::ostream &out, const matrix &m, const std::vector<nlohman
             << unit << " cv " << std::setprecision(2) << 100 * st["cv"].get<double>() << "%";
         if (over[name].count(mc.id)) {
           const auto &o = over[name][mc.id];
-          out << " (x" << std::setprecision(4) << o["ratio"].get<double>() << ", "
-              << std::showpos << std::setprecision(3) << o["delta"].get<double>() << std::noshowpos
-              << " " << unit << ")";
+          out << " (x" << std::setprecision(4) << o["ratio"].get<double>() << ", " << std::showpos
+              << std::setprecision(3) << o["delta"].get<double>() << std::noshowpos << " " << unit
+              << ")";
         }
         out << ";";
       }
@@ -292,11 +307,14 @@ void print_console(std::ostream &out, const matrix &m, const std::vector<nlohman
   }
   const int code = verdict_exit_code(c, facts);
   out << "cuparity: " << m.name << ": " << c.results << " results in " << m.cells.size()
-      << " cells, " << c.groups.size() << " semantic groups; " << c.problems.size()
-      << " problems, " << c.divergences.size() << " divergences, " << c.allowed
+      << " cells, " << c.groups.size() << " semantic groups; " << c.problems.size() << " problems, "
+      << c.divergences.size() << " divergences, " << c.allowed
       << " allowed non-passes; functional phase " << std::fixed << std::setprecision(1)
       << facts.functional_wall_s << " s: "
-      << (code == 0 ? "EQUIVALENT" : code == 3 ? "ENVIRONMENT PROBLEM" : "FAILED") << "\n";
+      << (code == 0   ? "EQUIVALENT"
+          : code == 3 ? "ENVIRONMENT PROBLEM"
+                      : "FAILED")
+      << "\n";
 }
 
 } // namespace cuparity

@@ -17,7 +17,7 @@ struct run_facts {
   nlohmann::json provenance;
   std::string started, finished;
   double functional_wall_s = 0;
-  std::string shard; ///< "K/N" or ""
+  std::string shard;      ///< "K/N" or ""
   nlohmann::json latency; ///< latency comparison (null when the phase did not run)
   bool latency_failed = false;
 };
@@ -25,7 +25,8 @@ struct run_facts {
 /// The exit code DESIGN.md defines for a comparison: 0, 1 or 3.
 [[nodiscard]] int verdict_exit_code(const comparison &c, const run_facts &facts);
 
-[[nodiscard]] nlohmann::json make_summary(const matrix &m, const std::vector<nlohmann::json> &records,
+[[nodiscard]] nlohmann::json make_summary(const matrix &m,
+                                          const std::vector<nlohmann::json> &records,
                                           const comparison &c, const run_facts &facts);
 
 /// JUnit XML: one testsuite per cell (env and effective config as properties), one testcase per

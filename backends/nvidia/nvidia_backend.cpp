@@ -1,4 +1,5 @@
-// The nvidia backend, a separately loaded library: every entry via the driver's cuGetProcAddress_v2.
+// The nvidia backend, a separately loaded library: every entry via the driver's
+// cuGetProcAddress_v2.
 //
 // It mirrors cuda-python's cuda.bindings: dlopen the driver, dlsym only cuGetProcAddress_v2, then
 // ask it for each base name with the entry's ABI version and one flag for the whole process,
@@ -28,7 +29,8 @@ public:
         // symbols, since this library is not compiled with CUDA_API_PER_THREAD_DEFAULT_STREAM),
         // the per-thread flag when on. binding.resolve.audit checks DEFAULT against an explicit
         // LEGACY_STREAM answer.
-        m_flags(ptds ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : CU_GET_PROC_ADDRESS_DEFAULT) {}
+        m_flags(ptds ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
+                     : CU_GET_PROC_ADDRESS_DEFAULT) {}
 
   std::string_view name() const noexcept override { return "nvidia"; }
   const std::string &driver_path() const noexcept override { return m_lib->resolved_path(); }
@@ -57,10 +59,9 @@ public:
       return r;
     }
     char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "cuGetProcAddress_v2(\"%s\", %d, %s) returned %d with symbolStatus %d",
-                  base.c_str(), version, flag_name(m_flags), static_cast<int>(rc),
-                  static_cast<int>(status));
+    std::snprintf(
+        buf, sizeof buf, "cuGetProcAddress_v2(\"%s\", %d, %s) returned %d with symbolStatus %d",
+        base.c_str(), version, flag_name(m_flags), static_cast<int>(rc), static_cast<int>(status));
     r.missing_reason = buf;
     return r;
   }
@@ -89,8 +90,8 @@ cuparity_nvidia_backend_create(const cuparity::nvidia_backend_request *request,
   if (!request || !out || request->abi != nvidia_backend_abi || !request->driver_path) {
     set_error(error, error_size,
               "request of ABI " + std::to_string(request ? request->abi : -1) +
-                  " not understood (this library speaks ABI " +
-                  std::to_string(nvidia_backend_abi) + ")");
+                  " not understood (this library speaks ABI " + std::to_string(nvidia_backend_abi) +
+                  ")");
     return 1;
   }
   try {

@@ -74,8 +74,8 @@ extern "C" __global__ void cuparity_args16(void *, void *, void *, void *, void 
 /// the host can check each one arrived intact.
 extern "C" __global__ void cuparity_scalars(signed char a, unsigned char b, short c,
                                             unsigned short d, int e, unsigned int f, long long g,
-                                            unsigned long long h, float i, double j,
-                                            const void *k, unsigned long long *out) {
+                                            unsigned long long h, float i, double j, const void *k,
+                                            unsigned long long *out) {
   out[0] = (unsigned long long)(long long)a;
   out[1] = b;
   out[2] = (unsigned long long)(long long)c;
@@ -94,7 +94,9 @@ struct pair16 {
 };
 
 /// A 16-byte struct by value: copied back as received.
-extern "C" __global__ void cuparity_struct16(pair16 s, pair16 *out) { *out = s; }
+extern "C" __global__ void cuparity_struct16(pair16 s, pair16 *out) {
+  *out = s;
+}
 
 /// Uses `words` 32-bit words of dynamic shared memory: fills it, then writes it back reversed,
 /// so the result is only right if all of it was really there.

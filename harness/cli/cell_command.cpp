@@ -5,7 +5,6 @@
 // prints on stdout can corrupt them; each line is flushed before the next case starts, so a crash
 // loses nothing that finished.
 #include "commands.hpp"
-
 #include "harness/case_registry.hpp"
 #include "harness/case_runner.hpp"
 #include "harness/device_facts.hpp"

@@ -1,6 +1,5 @@
 // `cuparity env`: the effective configuration, driver, devices, binding map and audit.
 #include "commands.hpp"
-
 #include "harness/binding_audit.hpp"
 #include "harness/device_facts.hpp"
 #include "harness/exit_codes.hpp"
@@ -19,8 +18,8 @@ struct env_options {
   bool audit = false;
 };
 
-void print_text(const effective_config &c, const driver_facts &f,
-                const std::vector<binding> *map, const audit_report *audit) {
+void print_text(const effective_config &c, const driver_facts &f, const std::vector<binding> *map,
+                const audit_report *audit) {
   auto &o = std::cout;
   if (c.simulated)
     o << "*** SIMULATED DRIVER: results describe cuparity's CPU stand-in, not a GPU ***\n";
@@ -29,9 +28,9 @@ void print_text(const effective_config &c, const driver_facts &f,
     o << " (fallback from nvidia: " << c.fallback_reason << ")";
   o << "\nstream 0:       " << (c.per_thread_default_stream ? "per-thread" : "legacy")
     << "\ndriver:         " << c.driver_path << "\ndriver version: "
-    << (f.driver_version ? version_text(f.driver_version) + " (" +
-                               std::to_string(f.driver_version) + ")"
-                         : std::string("unknown"))
+    << (f.driver_version
+            ? version_text(f.driver_version) + " (" + std::to_string(f.driver_version) + ")"
+            : std::string("unknown"))
     << "\ninclude path:   " << c.requested.include_path
     << "\nnvidia backend: " << c.requested.nvidia_backend_path << "\n";
   if (!c.requested.variables.empty()) {

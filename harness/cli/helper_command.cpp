@@ -1,6 +1,5 @@
 // `cuparity helper NAME ARGS...`: the second process of a case (IPC), same binary, same env.
 #include "commands.hpp"
-
 #include "harness/exit_codes.hpp"
 #include "harness/helper_registry.hpp"
 #include "harness/session.hpp"

@@ -1,6 +1,5 @@
 // `cuparity list`: every case with its suite and description.
 #include "commands.hpp"
-
 #include "harness/case_registry.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/matrix.hpp"
@@ -8,8 +7,8 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace cuparity::cli {
 namespace {
@@ -43,7 +42,9 @@ int list_matrix(const list_options &opt) {
       nlohmann::json env = nlohmann::json::object();
       for (const auto &[k, v] : c.env)
         env[k] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-      cells.push_back({{"id", c.id}, {"label", c.label}, {"env", env},
+      cells.push_back({{"id", c.id},
+                       {"label", c.label},
+                       {"env", env},
                        {"expectations", c.expectations.size()}});
     }
     nlohmann::json cases = nlohmann::json::array();
@@ -114,8 +115,9 @@ int run_list(const list_options &opt) {
 void add_list_command(CLI::App &app, action &run) {
   auto opt = std::make_shared<list_options>();
   auto *cmd = app.add_subcommand("list", "List the cases, or a matrix's cells and cases");
-  cmd->add_option("matrix", opt->matrix, "A matrix file: list its cells (with their environment) "
-                                         "and cases");
+  cmd->add_option("matrix", opt->matrix,
+                  "A matrix file: list its cells (with their environment) "
+                  "and cases");
   cmd->add_option("--case", opt->cases, "Case id, glob or suite (repeatable)");
   cmd->add_flag("--json", opt->json, "Print JSON");
   cmd->callback([opt, &run] { run = [opt] { return run_list(*opt); }; });

@@ -1,6 +1,5 @@
 // cuparity's command line: subcommands, the global --driver option, exit codes.
 #include "commands.hpp"
-
 #include "harness/config.hpp"
 #include "harness/env_vars.hpp"
 #include "harness/exit_codes.hpp"

@@ -1,8 +1,7 @@
 // `cuparity probe`: runs the latency probes once in this process (one round of one cell) and
 // writes one JSON event per probe and series.
-#include "commands.hpp"
-
 #include "cases/kernels/kernel_images.hpp"
+#include "commands.hpp"
 #include "harness/config.hpp"
 #include "harness/device_facts.hpp"
 #include "harness/event_stream.hpp"
@@ -11,13 +10,13 @@
 #include "harness/probe_registry.hpp"
 #include "harness/session.hpp"
 
+#include <algorithm>
 #include <benchmark/benchmark.h>
 #include <chrono>
 #include <fnmatch.h>
 #include <iostream>
 #include <map>
 #include <memory>
-#include <algorithm>
 #include <sched.h>
 #include <unistd.h>
 
@@ -105,10 +104,10 @@ int run_probes(const probe_options &opt) {
     d.cuModuleLoadData(&env.module, find_kernel_image("basic.cubin").data.data());
     d.cuStreamCreate(&env.stream, CU_STREAM_NON_BLOCKING);
     events.write({{"event", "cell_start"},
-                                {"pid", static_cast<long>(getpid())},
-                                {"config", to_json(sess->config())},
-                                {"driver", to_json(query_driver_facts(d))},
-                                {"startup_ms", {{"cuInit", init_ms}, {"primary_ctx_retain", retain_ms}}}});
+                  {"pid", static_cast<long>(getpid())},
+                  {"config", to_json(sess->config())},
+                  {"driver", to_json(query_driver_facts(d))},
+                  {"startup_ms", {{"cuInit", init_ms}, {"primary_ctx_retain", retain_ms}}}});
     // cell.startup: what a fresh process pays before its first useful call (a probe like the
     // others for selection, measured here rather than by Google Benchmark).
     bool want_startup = opt.probes.empty();
@@ -116,11 +115,11 @@ int run_probes(const probe_options &opt) {
       want_startup = want_startup || fnmatch(g.c_str(), "cell.startup", 0) == 0;
     if (want_startup)
       events.write({{"event", "probe"},
-                                {"probe", "cell.startup"},
-                                {"series", "facade"},
-                                {"kind", "startup"},
-                                {"unit", "ns"},
-                                {"value", (init_ms + retain_ms) * 1e6}});
+                    {"probe", "cell.startup"},
+                    {"series", "facade"},
+                    {"kind", "startup"},
+                    {"unit", "ns"},
+                    {"value", (init_ms + retain_ms) * 1e6}});
   } catch (const std::exception &e) {
     return fail("driver", e.what(), exit_code::environment);
   }
@@ -195,7 +194,8 @@ int run_probes(const probe_options &opt) {
     } else {
       std::vector<double> v = c.values;
       std::sort(v.begin(), v.end());
-      const double ns = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+      const double ns =
+          v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
       ev["value"] = p.kind == probe_kind::bandwidth ? p.bytes_per_iteration / ns : ns; // GB/s
     }
     events.write(ev);
@@ -223,12 +223,15 @@ void add_probe_command(CLI::App &app, action &run) {
   cmd->add_flag("--direct-first", opt->direct_first,
                 "Run each probe's direct series before the facade's (rounds alternate)");
   cmd->add_option("--events-fd", opt->events_fd, "File descriptor for the events (default 1)");
-  cmd->add_flag_callback("--list", [] {
-    for (const auto &p : probe_registry::instance().all())
-      std::cout << p.name << "  " << to_string(p.kind) << " (" << unit_of(p.kind) << ")"
-                << (p.has_direct ? "" : ", no direct series") << "\n";
-    std::exit(0);
-  }, "List the probes and exit");
+  cmd->add_flag_callback(
+      "--list",
+      [] {
+        for (const auto &p : probe_registry::instance().all())
+          std::cout << p.name << "  " << to_string(p.kind) << " (" << unit_of(p.kind) << ")"
+                    << (p.has_direct ? "" : ", no direct series") << "\n";
+        std::exit(0);
+      },
+      "List the probes and exit");
   cmd->callback([opt, &run] { run = [opt] { return run_probes(*opt); }; });
 }
 

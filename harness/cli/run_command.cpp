@@ -1,6 +1,5 @@
 // `cuparity run MATRIX`: the main job; and `cuparity merge`: one verdict from several shards.
 #include "commands.hpp"
-
 #include "harness/exit_codes.hpp"
 #include "harness/runner.hpp"
 
@@ -75,8 +74,9 @@ void add_run_command(CLI::App &app, action &run_action, const std::vector<std::s
   cmd->add_option("--gpus", r->gpus,
                   "Spread cells over GPUs: 'all', a list like 0,1 (CUDA_VISIBLE_DEVICES), or "
                   "'ctest' (the device CTest's resource allocation gave this test)");
-  cmd->add_option("--cell", r->opt.cells, "Only this cell (id as `cuparity list MATRIX` shows; "
-                                          "repeatable)");
+  cmd->add_option("--cell", r->opt.cells,
+                  "Only this cell (id as `cuparity list MATRIX` shows; "
+                  "repeatable)");
   cmd->add_option("--expect-driver", r->opt.expect_driver,
                   "Refuse to run (exit 3) unless the driver is this version (13000, 13.0) or its "
                   "library path contains it (580.159.04)");
@@ -106,8 +106,9 @@ void add_run_command(CLI::App &app, action &run_action, const std::vector<std::s
   ctest->add_option("-o,--out", ct->dir, "Directory for the suite and its results")->required();
   ctest->add_option("--gpu-count", ct->gpu_count, "Devices in the generated resource spec")
       ->check(CLI::PositiveNumber);
-  ctest->add_option("--run-arg", ct->extra, "Extra argument for each cell's `cuparity run` "
-                                            "(repeatable)");
+  ctest->add_option("--run-arg", ct->extra,
+                    "Extra argument for each cell's `cuparity run` "
+                    "(repeatable)");
   ctest->callback([ct, &run_action] {
     run_action = [ct] { return write_ctest_suite(ct->matrix, ct->dir, ct->gpu_count, ct->extra); };
   });

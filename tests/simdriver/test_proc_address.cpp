@@ -43,7 +43,8 @@ const std::vector<entry> harness_entries = [] {
   return out;
 }();
 #else
-const std::vector<entry> harness_entries = {{"cuMemAlloc", 3020}, {"cuStreamSynchronize", 2000, 7000}};
+const std::vector<entry> harness_entries = {{"cuMemAlloc", 3020},
+                                            {"cuStreamSynchronize", 2000, 7000}};
 #endif
 
 // Numba's _find_api probing, including its two pins.

@@ -2,9 +2,8 @@
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 using namespace cuparity;
 using test::run_cuparity;
@@ -29,7 +28,9 @@ TEST_CASE("cuparity env --json reports the effective config of each table row", 
       {{{var::use_nvidia_binding, "1"}}, "nvidia", "legacy", 0},
       {{{var::use_nvidia_binding, "1"}, {var::cuda_python_ptds, "1"}}, "nvidia", "per-thread", 0},
       {{{var::use_nvidia_binding, "1"}, {var::numba_ptds, "1"}}, "nvidia", "legacy", 1},
-      {{{var::use_nvidia_binding, "1"}, {var::nvidia_backend, "/nope.so"}}, "internal", "legacy",
+      {{{var::use_nvidia_binding, "1"}, {var::nvidia_backend, "/nope.so"}},
+       "internal",
+       "legacy",
        1},
       {{{var::use_nvidia_binding, "maybe"}}, "internal", "legacy", 1},
   };
@@ -49,10 +50,11 @@ TEST_CASE("cuparity env --json reports the effective config of each table row", 
 }
 
 TEST_CASE("cuparity env prints a SIMULATED banner and the warnings in text form", "[cli]") {
-  auto res = run_cuparity({"env"}, sim_env({{var::use_nvidia_binding, "1"},
-                                            {var::numba_ptds, "1"}}));
+  auto res =
+      run_cuparity({"env"}, sim_env({{var::use_nvidia_binding, "1"}, {var::numba_ptds, "1"}}));
   REQUIRE(res.exit_code == 0);
-  CHECK_THAT(res.out, Catch::Contains("SIMULATED DRIVER") && Catch::Contains("binding:        nvidia") &&
+  CHECK_THAT(res.out, Catch::Contains("SIMULATED DRIVER") &&
+                          Catch::Contains("binding:        nvidia") &&
                           Catch::Contains("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM=1 instead"));
 }
 

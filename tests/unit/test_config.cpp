@@ -3,7 +3,6 @@
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 
 using namespace cuparity;
@@ -22,10 +21,10 @@ TEST_CASE("defaults when nothing is set", "[config]") {
 }
 
 TEST_CASE("'0' is off for every switch, including CUDA_PYTHON's (cuda-python#2076)", "[config]") {
-  auto s = read_settings(lookup({{var::use_nvidia_binding, "0"},
-                                 {var::numba_ptds, "0"},
-                                 {var::cuda_python_ptds, "0"}}),
-                         ".");
+  auto s = read_settings(
+      lookup(
+          {{var::use_nvidia_binding, "0"}, {var::numba_ptds, "0"}, {var::cuda_python_ptds, "0"}}),
+      ".");
   CHECK_FALSE(s.use_nvidia_binding);
   CHECK_FALSE(s.numba_ptds);
   CHECK_FALSE(s.cuda_python_ptds);
@@ -34,8 +33,8 @@ TEST_CASE("'0' is off for every switch, including CUDA_PYTHON's (cuda-python#207
 }
 
 TEST_CASE("any non-zero integer is on", "[config]") {
-  auto s = read_settings(lookup({{var::use_nvidia_binding, "2"}, {var::cuda_python_ptds, " 1"}}),
-                         ".");
+  auto s =
+      read_settings(lookup({{var::use_nvidia_binding, "2"}, {var::cuda_python_ptds, " 1"}}), ".");
   CHECK(s.use_nvidia_binding);
   CHECK(s.cuda_python_ptds);
 }
@@ -80,8 +79,8 @@ TEST_CASE("NUMBA_CUDA_DRIVER must name a file", "[config]") {
 }
 
 TEST_CASE("include path and nvidia backend path come from their variables", "[config]") {
-  auto s = read_settings(lookup({{var::include_path, "/x/include"}, {var::nvidia_backend, "/y.so"}}),
-                         ".");
+  auto s = read_settings(
+      lookup({{var::include_path, "/x/include"}, {var::nvidia_backend, "/y.so"}}), ".");
   CHECK(s.include_path == "/x/include");
   CHECK(s.nvidia_backend_path == "/y.so");
 }

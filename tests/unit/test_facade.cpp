@@ -3,10 +3,9 @@
 #include "harness/session.hpp"
 #include "test_support.hpp"
 
-#include <catch2/catch.hpp>
-
 #include <atomic>
 #include <barrier>
+#include <catch2/catch.hpp>
 #include <thread>
 
 using namespace cuparity;
@@ -20,7 +19,9 @@ CUresult CUDAAPI fake_driver_version(int *v) {
   *v = 12345;
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI fake_init(unsigned int) { return CUDA_ERROR_NO_DEVICE; }
+CUresult CUDAAPI fake_init(unsigned int) {
+  return CUDA_ERROR_NO_DEVICE;
+}
 CUresult CUDAAPI fake_error_name(CUresult code, const char **name) {
   *name = code == CUDA_ERROR_NO_DEVICE ? "CUDA_ERROR_NO_DEVICE" : "CUDA_ERROR_UNKNOWN";
   return CUDA_SUCCESS;
@@ -140,8 +141,7 @@ TEST_CASE("errors have the same code, name and entry through both backends", "[f
       CHECK(e.entry() == "cuCtxSynchronize");
       CHECK(e.symbol() == "cuCtxSynchronize");
       CHECK(e.backend() == (std::string(use_nv) == "1" ? "nvidia" : "internal"));
-      CHECK_THAT(std::string(e.what()),
-                 Catch::Contains("-> CUDA_ERROR_INVALID_CONTEXT (201)"));
+      CHECK_THAT(std::string(e.what()), Catch::Contains("-> CUDA_ERROR_INVALID_CONTEXT (201)"));
     }
   }
 }

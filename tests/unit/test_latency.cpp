@@ -4,10 +4,9 @@
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 
 using namespace cuparity;
@@ -35,7 +34,8 @@ TEST_CASE("medians, CV and the exact Mann-Whitney U", "[latency][stats]") {
 }
 
 TEST_CASE("A/A on noisy samples: never slower or faster in 2000 comparisons; a 10 % shift is "
-          "slower", "[latency][stats]") {
+          "slower",
+          "[latency][stats]") {
   std::mt19937_64 rng(42);
   std::lognormal_distribution<double> noise(0.0, 0.03); // 3 % spread, like a good GPU probe
   auto draw = [&](double scale, int n) {
@@ -89,8 +89,7 @@ nlohmann::json run_latency(const std::string &dir, const std::string &matrix_tex
 
 } // namespace
 
-TEST_CASE("A/A on the simulated driver: 20 comparisons, none slower or faster",
-          "[latency-sim]") {
+TEST_CASE("A/A on the simulated driver: 20 comparisons, none slower or faster", "[latency-sim]") {
   // Five identical cells: 10 pairs x 2 probes = 20 backend-vs-backend comparisons of equals.
   auto s = run_latency(scratch("aa"), R"(
 [matrix]

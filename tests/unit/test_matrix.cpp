@@ -2,7 +2,6 @@
 #include "harness/matrix.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 
@@ -18,7 +17,9 @@ std::string write_matrix(const std::string &name, const std::string &text) {
   return path;
 }
 
-bool any_case(const std::string &glob) { return glob != "nope.*" && glob != "nope.no.case"; }
+bool any_case(const std::string &glob) {
+  return glob != "nope.*" && glob != "nope.no.case";
+}
 
 matrix load(const std::string &name, const std::string &text) {
   return load_matrix(write_matrix(name, text), any_case);
@@ -43,8 +44,7 @@ std::string error_of(const std::string &name, const std::string &text) {
 
 } // namespace
 
-TEST_CASE("axes form the cartesian product, first axis slowest; false means unset",
-          "[matrix]") {
+TEST_CASE("axes form the cartesian product, first axis slowest; false means unset", "[matrix]") {
   auto m = load("product", R"(
 [axes]
 NUMBA_CUDA_USE_NVIDIA_BINDING = ["0", "1"]
@@ -157,23 +157,27 @@ TEST_CASE("every matrix error names file, line and column", "[matrix][errors]") 
     const char *name, *text, *where, *what;
   };
   const bad cases[] = {
-      {"unknown_key", "[axes]\nA = [\"0\"]\n[matrix]\nnmae = \"x\"\n", ":4:1:", "unknown key 'nmae'"},
+      {"unknown_key", "[axes]\nA = [\"0\"]\n[matrix]\nnmae = \"x\"\n",
+       ":4:1:", "unknown key 'nmae'"},
       {"wrong_type", "[axes]\nA = \"0\"\n", ":2:5:", "must be an array"},
       {"value_type", "[axes]\nA = [1.5]\n", ":2:6:", "must be a string, an integer or false"},
       {"empty_axis", "[axes]\nA = []\n", ":2:5:", "has no values"},
       {"empty_product", "[axes]\nA = [\"0\"]\n[[exclude]]\nA = \"0\"\n", ":1:1:", "no cells"},
-      {"exclude_nothing", "[axes]\nA = [\"0\"]\nB = [\"0\", \"1\"]\n[[exclude]]\nA = \"7\"\n", ":4:1:",
-       "matches no cell"},
-      {"expect_nothing", "[axes]\nA = [\"0\"]\n[[expect]]\nwhen = { A = \"1\" }\nbinding = \"nvidia\"\n",
+      {"exclude_nothing", "[axes]\nA = [\"0\"]\nB = [\"0\", \"1\"]\n[[exclude]]\nA = \"7\"\n",
+       ":4:1:", "matches no cell"},
+      {"expect_nothing",
+       "[axes]\nA = [\"0\"]\n[[expect]]\nwhen = { A = \"1\" }\nbinding = \"nvidia\"\n",
        ":3:1:", "matches no cell"},
-      {"unknown_case", "[axes]\nA = [\"0\"]\n[[expect]]\n[[expect.allow]]\ncases = \"nope.no.case\"\n"
-                       "outcomes = [\"fail\"]\nreason = \"r\"\n",
+      {"unknown_case",
+       "[axes]\nA = [\"0\"]\n[[expect]]\n[[expect.allow]]\ncases = \"nope.no.case\"\n"
+       "outcomes = [\"fail\"]\nreason = \"r\"\n",
        ":5:9:", "names no case"},
-      {"bad_outcome", "[axes]\nA = [\"0\"]\n[[expect]]\n[[expect.allow]]\ncases = \"x\"\n"
-                      "outcomes = [\"broken\"]\nreason = \"r\"\n",
+      {"bad_outcome",
+       "[axes]\nA = [\"0\"]\n[[expect]]\n[[expect.allow]]\ncases = \"x\"\n"
+       "outcomes = [\"broken\"]\nreason = \"r\"\n",
        ":6:12:", "unknown outcome 'broken'"},
-      {"bad_binding", "[axes]\nA = [\"0\"]\n[[expect]]\nbinding = \"ctypes\"\n", ":4:11:",
-       "\"internal\" or \"nvidia\""},
+      {"bad_binding", "[axes]\nA = [\"0\"]\n[[expect]]\nbinding = \"ctypes\"\n",
+       ":4:11:", "\"internal\" or \"nvidia\""},
       {"bad_var", "[axes]\nlower = [\"0\"]\n", ":2:1:", "not an environment variable name"},
       {"syntax", "[axes]\nA = [\"0\"\n", ":2:", "parsing array"},
       {"duplicate_value", "[axes]\nA = [\"0\", \"0\"]\n", ":2:11:", "lists a value twice"},
@@ -181,8 +185,8 @@ TEST_CASE("every matrix error names file, line and column", "[matrix][errors]") 
   for (const auto &b : cases) {
     INFO(b.name);
     std::string msg = error_of(b.name, b.text);
-    CHECK_THAT(msg, Catch::Contains(std::string(b.name) + ".toml" + b.where) &&
-                        Catch::Contains(b.what));
+    CHECK_THAT(msg,
+               Catch::Contains(std::string(b.name) + ".toml" + b.where) && Catch::Contains(b.what));
   }
   CHECK_THAT(error_of("missing", ""), Catch::Contains("no cells"));
   CHECK_THROWS_WITH(load_matrix("/nonexistent/m.toml", any_case), Catch::Contains("no such"));
@@ -191,7 +195,8 @@ TEST_CASE("every matrix error names file, line and column", "[matrix][errors]") 
 TEST_CASE("the shipped matrices load", "[matrix]") {
   for (const char *name : {"default", "ptds", "smoke", "driver-validation"}) {
     INFO(name);
-    auto m = load_matrix(std::string(CUPARITY_SOURCE_DIR) + "/matrices/" + name + ".toml", any_case);
+    auto m =
+        load_matrix(std::string(CUPARITY_SOURCE_DIR) + "/matrices/" + name + ".toml", any_case);
     CHECK_FALSE(m.cells.empty());
   }
   auto d = load_matrix(std::string(CUPARITY_SOURCE_DIR) + "/matrices/default.toml", any_case);

@@ -21,5 +21,6 @@ TEST_CASE("the pins bind the bare symbol in both modes", "[probe]") {
     CHECK(r.candidates("cuCtxSynchronize", ptds) == names{"cuCtxSynchronize"});
   }
   r.pinned.clear();
-  CHECK(r.candidates("cuCtxSynchronize", false) == names{"cuCtxSynchronize_v2", "cuCtxSynchronize"});
+  CHECK(r.candidates("cuCtxSynchronize", false) ==
+        names{"cuCtxSynchronize_v2", "cuCtxSynchronize"});
 }

@@ -5,10 +5,9 @@
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
@@ -46,7 +45,7 @@ nlohmann::json comparable(const nlohmann::json &s) {
   nlohmann::json results = s["results"];
   for (auto &r : results)
     r.erase("duration_ms");
-  return {{"results", results}, {"counts", s["counts"]},   {"divergences", s["divergences"]},
+  return {{"results", results},        {"counts", s["counts"]},   {"divergences", s["divergences"]},
           {"problems", s["problems"]}, {"verdict", s["verdict"]}, {"groups", s["groups"]}};
 }
 
@@ -115,12 +114,11 @@ CUPARITY_SIM_FAULTS = ["cuDeviceComputeCapability:crash;cuStreamQuery:delay_ns=6
   std::map<std::string, std::string> outcome;
   for (const auto &r : case_records(dir + "/out"))
     outcome[r["case"]] = r["outcome"];
-  CHECK(outcome == std::map<std::string, std::string>{
-                       {"context.current.none", "pass"},
-                       {"context.init.facts", "crash"},
-                       {"stream.create.flags_priorities", "pass"},
-                       {"stream.query.not_ready", "timeout"},
-                       {"stream.wait_event.ordering", "pass"}});
+  CHECK(outcome == std::map<std::string, std::string>{{"context.current.none", "pass"},
+                                                      {"context.init.facts", "crash"},
+                                                      {"stream.create.flags_priorities", "pass"},
+                                                      {"stream.query.not_ready", "timeout"},
+                                                      {"stream.wait_event.ordering", "pass"}});
   CHECK_THAT(res.out, Catch::Contains("context.init.facts: crash") &&
                           Catch::Contains("signal 11") &&
                           Catch::Contains("stream.query.not_ready: timeout"));
@@ -169,8 +167,8 @@ TEST_CASE("shards cover every (cell, case) once; merged they equal the whole run
   auto m = write(dir + "/m.toml", four_cells);
   // A simulated host with two devices, cells spread over both.
   test::vars env = sim_env({{"CUPARITY_SIM_DEVICES", "2"}});
-  auto whole = test::run_cuparity({"run", m, "--out", dir + "/whole", "--gpus", "all", "-j", "2"},
-                                  env);
+  auto whole =
+      test::run_cuparity({"run", m, "--out", dir + "/whole", "--gpus", "all", "-j", "2"}, env);
   REQUIRE(whole.exit_code == 0);
   std::set<std::string> devices;
   const auto whole_summary = summary_of(dir + "/whole");
@@ -191,9 +189,8 @@ TEST_CASE("shards cover every (cell, case) once; merged they equal the whole run
                                              e["GTEST_TOTAL_SHARDS"] = "3";
                                              return e;
                                            }())
-                      : test::run_cuparity({"run", m, "--out", out, "--shard",
-                                            std::to_string(k) + "/3"},
-                                           env);
+                      : test::run_cuparity(
+                            {"run", m, "--out", out, "--shard", std::to_string(k) + "/3"}, env);
     INFO(res.out << res.err);
     REQUIRE(res.exit_code == 0);
     auto records = case_records(out);
@@ -246,9 +243,8 @@ cases = ["alloc.sizes.pattern", "alloc.copy.dtod"]
 NUMBA_CUDA_USE_NVIDIA_BINDING = ["0", "1"]
 CUPARITY_SIM_FAULTS = ["cuMemcpyDtoH_v2:corrupt"]
 )");
-  auto res = test::run_cuparity({"run", m, "--out", dir + "/a", "--write-baseline",
-                                 dir + "/baseline.txt"},
-                                sim_env());
+  auto res = test::run_cuparity(
+      {"run", m, "--out", dir + "/a", "--write-baseline", dir + "/baseline.txt"}, sim_env());
   INFO(res.out << res.err);
   CHECK(res.exit_code == 1);
   auto s = summary_of(dir + "/a");
@@ -258,9 +254,8 @@ CUPARITY_SIM_FAULTS = ["cuMemcpyDtoH_v2:corrupt"]
     CHECK(p["kind"] == "failure");
 
   // The written baseline accepts exactly those failures...
-  auto again = test::run_cuparity({"run", m, "--out", dir + "/b", "--baseline",
-                                   dir + "/baseline.txt"},
-                                  sim_env());
+  auto again = test::run_cuparity(
+      {"run", m, "--out", dir + "/b", "--baseline", dir + "/baseline.txt"}, sim_env());
   CHECK(again.exit_code == 0);
   CHECK(summary_of(dir + "/b")["allowed"] == 4);
   // ...and once the fault is gone, the expected failures pass: unexpected passes fail the run.
@@ -281,9 +276,8 @@ CUPARITY_SIM_FAULTS = [""]
        pos = text.find("cuMemcpyDtoH_v2:corrupt"))
     text.erase(pos, std::string("cuMemcpyDtoH_v2:corrupt").size());
   write(dir + "/baseline-fixed.txt", text);
-  auto passes = test::run_cuparity({"run", fixed_m, "--out", dir + "/c", "--baseline",
-                                    dir + "/baseline-fixed.txt"},
-                                   sim_env());
+  auto passes = test::run_cuparity(
+      {"run", fixed_m, "--out", dir + "/c", "--baseline", dir + "/baseline-fixed.txt"}, sim_env());
   INFO(passes.out);
   CHECK(passes.exit_code == 1);
   CHECK_THAT(passes.out, Catch::Contains("PROBLEM unexpected_pass"));
@@ -327,8 +321,14 @@ TEST_CASE("a generated CTest suite schedules cells over GPUs by resource groups 
   INFO(gen.out << gen.err);
   REQUIRE(gen.exit_code == 0);
   process_spec spec;
-  spec.argv = {CUPARITY_CTEST, "--test-dir", dir + "/suite", "-j", "2", "--resource-spec-file",
-               dir + "/suite/resources.json", "--output-on-failure"};
+  spec.argv = {CUPARITY_CTEST,
+               "--test-dir",
+               dir + "/suite",
+               "-j",
+               "2",
+               "--resource-spec-file",
+               dir + "/suite/resources.json",
+               "--output-on-failure"};
   spec.env = env;
   spec.env["PATH"] = "/usr/bin:/bin";
   spec.timeout = std::chrono::minutes(3);

@@ -4,7 +4,6 @@
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <dlfcn.h>
 #include <fstream>
 
@@ -77,11 +76,11 @@ TEST_CASE("every row of the effective-behaviour table", "[session]") {
 
 TEST_CASE("fallback reasons name the library or the driver concerned", "[session]") {
   SECTION("the backend library is missing") {
-    auto sess = session::open(sim_settings({{var::use_nvidia_binding, "1"},
-                                            {var::nvidia_backend, "/nonexistent/lib.so"}}));
+    auto sess = session::open(sim_settings(
+        {{var::use_nvidia_binding, "1"}, {var::nvidia_backend, "/nonexistent/lib.so"}}));
     CHECK(sess->config().binding == "internal");
-    CHECK_THAT(sess->config().fallback_reason,
-               Catch::Contains("/nonexistent/lib.so") && Catch::Contains("CUPARITY_NVIDIA_BACKEND"));
+    CHECK_THAT(sess->config().fallback_reason, Catch::Contains("/nonexistent/lib.so") &&
+                                                   Catch::Contains("CUPARITY_NVIDIA_BACKEND"));
   }
   SECTION("the backend library is not a shared library") {
     std::string junk = std::string(CUPARITY_BIN_DIR) + "/not_a_library.so";
@@ -92,14 +91,14 @@ TEST_CASE("fallback reasons name the library or the driver concerned", "[session
     CHECK_THAT(sess->config().fallback_reason, Catch::Contains(junk));
   }
   SECTION("the library loads but is not a cuparity backend") {
-    auto sess = session::open(sim_settings(
-        {{var::use_nvidia_binding, "1"}, {var::nvidia_backend, CUPARITY_SIMDRIVER}}));
+    auto sess = session::open(
+        sim_settings({{var::use_nvidia_binding, "1"}, {var::nvidia_backend, CUPARITY_SIMDRIVER}}));
     CHECK(sess->config().fallback);
     CHECK_THAT(sess->config().fallback_reason, Catch::Contains("cuparity_nvidia_backend_create"));
   }
   SECTION("the driver has no cuGetProcAddress_v2") {
-    auto sess = session::open(sim_settings({{var::use_nvidia_binding, "1"}},
-                                           CUPARITY_SIMDRIVER_LEGACY));
+    auto sess =
+        session::open(sim_settings({{var::use_nvidia_binding, "1"}}, CUPARITY_SIMDRIVER_LEGACY));
     CHECK(sess->config().binding == "internal");
     CHECK_THAT(sess->config().fallback_reason, Catch::Contains("cuGetProcAddress_v2"));
     CHECK(has_warning(sess->config(), "NUMBA_CUDA_USE_NVIDIA_BINDING=1"));
@@ -183,7 +182,8 @@ TEST_CASE("without Numba's pins the audit flags cuCtxSynchronize and cuCtxGetDev
                                             "cuCtxSynchronize:cuCtxSynchronize_v2"});
 }
 
-TEST_CASE("the audit is not supported on a driver without cuGetProcAddress_v2", "[session][audit]") {
+TEST_CASE("the audit is not supported on a driver without cuGetProcAddress_v2",
+          "[session][audit]") {
   auto sess = session::open(sim_settings({}, CUPARITY_SIMDRIVER_LEGACY));
   auto report = audit_bindings(sess->drv());
   CHECK_FALSE(report.supported);

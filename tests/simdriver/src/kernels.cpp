@@ -21,7 +21,8 @@ void spin(const launch_dims &, void *const *args) {
 
 // out[i] = i for every thread, where i is block-major, as cases/kernels/basic.cu computes it:
 //   block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)
-//   i = block * threads per block + threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)
+//   i = block * threads per block + threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y *
+//   threadIdx.z)
 void write_index(const launch_dims &d, void *const *args) {
   auto *out = arg<unsigned int *>(args, 0);
   const std::uint64_t blocks = std::uint64_t{d.grid[0]} * d.grid[1] * d.grid[2];
