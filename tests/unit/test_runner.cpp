@@ -350,3 +350,27 @@ TEST_CASE("a generated CTest suite schedules cells over GPUs by resource groups 
   CHECK(outside.exit_code == 2);
   CHECK_THAT(outside.err, Catch::Contains("CTEST_RESOURCE_GROUP_COUNT"));
 }
+
+TEST_CASE("NUMBA_CUDA_INCLUDE_PATH reaches NVRTC: right path compiles, wrong path fails cleanly",
+          "[runner][nvrtc]") {
+  auto dir = scratch("include_path");
+  // The include path is part of the semantic key: two groups, each agreeing with itself.
+  auto m = write(dir + "/m.toml", std::string(R"(
+[matrix]
+cases = ["nvrtc.include.path"]
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["0", "1"]
+NUMBA_CUDA_INCLUDE_PATH = [")") + CUPARITY_CUDA_INCLUDE +
+                                      R"(", "/nonexistent/include"]
+)");
+  auto res = test::run_cuparity({"run", m, "--out", dir + "/out"}, sim_env());
+  INFO(res.out << res.err);
+  CHECK(res.exit_code == 0);
+  auto s = summary_of(dir + "/out");
+  CHECK(s["groups"].size() == 2);
+  for (const auto &r : s["results"]) {
+    CHECK(r["outcome"] == "pass");
+    const bool wrong = r["cell"].get<std::string>().find("nonexistent") != std::string::npos;
+    CHECK(r["observations"]["cuda_fp16_compiles"] == !wrong);
+  }
+}
