@@ -63,9 +63,13 @@ void add_run_command(CLI::App &app, action &run_action, const std::vector<std::s
   auto *cmd = app.add_subcommand("run", "Run a matrix: every cell in its own process, then "
                                         "equivalence, expectations and outputs");
   cmd->add_option("matrix", r->opt.matrix_path, "Matrix file (TOML)")->required();
-  cmd->add_option("-o,--out", r->opt.out_dir, "Output directory (default cuparity-results/NAME)");
+  // The last value wins for -j and --out, so wrappers (scripts/run) can give defaults that a
+  // user's own arguments override.
+  cmd->add_option("-o,--out", r->opt.out_dir, "Output directory (default cuparity-results/NAME)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cmd->add_option("-j,--jobs", r->opt.jobs, "Cells run in parallel in the functional phase")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cmd->add_flag("--resume", r->opt.resume, "Complete an interrupted run in --out");
   cmd->add_flag("--force", r->opt.force, "Start over in an --out holding results (kept as .bak)");
   cmd->add_option("--shard", r->shard,

@@ -307,6 +307,11 @@ TEST_CASE("bad input is exit 2 with a message naming it; a driver guard miss is 
   CHECK(guard.exit_code == 3);
   CHECK_THAT(guard.err, Catch::Contains("13.0"));
   CHECK(run({"run", m, "--out", dir + "/ok", "--expect-driver", "13.0"}).exit_code == 0);
+  // A wrapper's defaults are overridable: the last -j / --out wins (scripts/run relies on it).
+  CHECK(run({"run", m, "-j", "1", "--out", dir + "/first", "-j", "2", "--out", dir + "/last"})
+            .exit_code == 0);
+  CHECK(fs::exists(dir + "/last/summary.json"));
+  CHECK_FALSE(fs::exists(dir + "/first"));
   auto no_driver = test::run_cuparity({"run", m, "--out", dir + "/nodriver"},
                                       {{var::driver, write(dir + "/junk.so", "junk")}});
   CHECK(no_driver.exit_code == 3);
