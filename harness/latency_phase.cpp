@@ -8,8 +8,10 @@
 #include "subprocess.hpp"
 
 #include <filesystem>
+#include <fnmatch.h>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <set>
 
 namespace cuparity {
@@ -40,11 +42,110 @@ samples_t collect(const std::vector<nlohmann::json> &records,
 
 } // namespace
 
+namespace {
+
+/// Reads a probe process's events until `round_done` for `round` (or its end), appending records.
+/// Returns false when the process is gone or did not answer in time.
+bool consume_round(child_process &child, const cell &c, int round, results_writer &results,
+                   std::map<std::string, std::map<std::string, std::vector<double>>> &seen,
+                   const std::atomic<bool> &stop, bool expect_start) {
+  std::string line;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
+  for (;;) {
+    auto st = child.read_line(line, std::chrono::milliseconds(200));
+    if (st == child_process::read_status::eof)
+      return false;
+    if (st == child_process::read_status::timeout) {
+      if (stop || std::chrono::steady_clock::now() > deadline) {
+        child.kill_group();
+        return false;
+      }
+      continue;
+    }
+    nlohmann::json ev;
+    try {
+      ev = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception &) {
+      continue;
+    }
+    const std::string type = ev.value("event", "");
+    if (type == "cell_start") {
+      if (round == 0)
+        results.append({{"type", "latency_cell"},
+                        {"cell", c.id},
+                        {"config", ev.value("config", nlohmann::json::object())}});
+      if (expect_start)
+        return true; // a serving process is ready for its first round
+    } else if (type == "cell_error" || type == "probe_error") {
+      results.append({{"type", "latency_error"},
+                      {"cell", c.id},
+                      {"round", round},
+                      {"message", ev.value("message", "")}});
+      if (type == "cell_error")
+        return false;
+    } else if (type == "probe") {
+      nlohmann::json rec{{"type", "latency_sample"},
+                         {"round", round},
+                         {"cell", c.id},
+                         {"probe", ev.value("probe", "")},
+                         {"series", ev.value("series", "facade")},
+                         {"kind", ev.value("kind", "host")},
+                         {"unit", ev.value("unit", "ns")}};
+      if (ev.contains("value")) {
+        rec["value"] = ev["value"];
+        seen[rec["probe"]][series_name(c.id, rec["series"])].push_back(ev["value"]);
+      } else {
+        rec["error"] = ev.value("error", "no value");
+      }
+      results.append(rec);
+    } else if (type == "round_done" && ev.value("round", -1) == round) {
+      return true;
+    }
+  }
+}
+
+process_spec probe_spec(const matrix &m, const cell &c, const latency_run_options &o,
+                        const std::vector<std::string> &args) {
+  process_spec spec;
+  spec.argv = {fs::read_symlink("/proc/self/exe").string(), "probe", "--events-fd", "3"};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.env = current_environment();
+  for (const auto &v : m.variables)
+    spec.env.erase(v);
+  for (const auto &[k, v] : c.env)
+    if (v)
+      spec.env[k] = *v;
+  if (!o.gpu.empty())
+    spec.env["CUDA_VISIBLE_DEVICES"] = o.gpu;
+  return spec;
+}
+
+} // namespace
+
 void run_latency_phase(const matrix &m, const latency_run_options &o, results_writer &results,
                        const std::atomic<bool> &stop) {
   const auto &l = m.latency;
-  const std::string exe = fs::read_symlink("/proc/self/exe").string();
   const double min_time = o.min_time_override > 0 ? o.min_time_override : l.min_time_s;
+  const std::string log = o.log_dir + "/latency.log";
+  std::vector<std::string> probe_args{"--min-time", std::to_string(min_time)};
+  for (const auto &p : l.probes)
+    probe_args.insert(probe_args.end(), {"--probe", p});
+  bool want_startup = l.probes.empty();
+  for (const auto &p : l.probes)
+    want_startup = want_startup || fnmatch(p.c_str(), "cell.startup", 0) == 0;
+
+  // Persistent mode: one serving process per cell for the whole phase, started up front.
+  std::map<const cell *, std::unique_ptr<child_process>> servers;
+  if (l.persistent)
+    for (const auto &c : m.cells) {
+      auto args = probe_args;
+      args.push_back("--serve");
+      auto child = std::make_unique<child_process>(probe_spec(m, c, o, args), log, true);
+      std::map<std::string, std::map<std::string, std::vector<double>>> ignored;
+      if (consume_round(*child, c, 0, results, ignored, stop, true))
+        servers[&c] = std::move(child);
+    }
+
   std::map<std::string, std::map<std::string, std::vector<double>>> seen; // probe -> series
   for (int round = 0; round < l.max_rounds && !stop; ++round) {
     if (round >= l.rounds) {
@@ -63,76 +164,36 @@ void run_latency_phase(const matrix &m, const latency_run_options &o, results_wr
     for (const cell *c : order) {
       if (stop)
         return;
-      process_spec spec;
-      spec.argv = {exe, "probe", "--events-fd", "3", "--min-time", std::to_string(min_time)};
+      if (l.persistent) {
+        auto it = servers.find(c);
+        if (it == servers.end())
+          continue;
+        if (!it->second->send_line("round " + std::to_string(round) + " " +
+                                   std::to_string(round % 2)) ||
+            !consume_round(*it->second, *c, round, results, seen, stop, false))
+          servers.erase(it);
+        if (want_startup) { // what a fresh process pays: measured by one, every round
+          child_process fresh(probe_spec(m, *c, o, {"--probe", "cell.startup"}), log);
+          consume_round(fresh, *c, round, results, seen, stop, false);
+          (void)fresh.wait();
+        }
+        continue;
+      }
+      auto args = probe_args;
       if (round % 2)
-        spec.argv.push_back("--direct-first");
-      for (const auto &p : l.probes) {
-        spec.argv.push_back("--probe");
-        spec.argv.push_back(p);
-      }
-      spec.env = current_environment();
-      for (const auto &v : m.variables)
-        spec.env.erase(v);
-      for (const auto &[k, v] : c->env)
-        if (v)
-          spec.env[k] = *v;
-      if (!o.gpu.empty())
-        spec.env["CUDA_VISIBLE_DEVICES"] = o.gpu;
-      std::string log = o.log_dir + "/latency.log";
-      child_process child(spec, log);
-      std::string line;
-      auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
-      for (;;) {
-        auto st = child.read_line(line, std::chrono::milliseconds(200));
-        if (st == child_process::read_status::eof)
-          break;
-        if (st == child_process::read_status::timeout) {
-          if (stop || std::chrono::steady_clock::now() > deadline) {
-            child.kill_group();
-            break;
-          }
-          continue;
-        }
-        nlohmann::json ev;
-        try {
-          ev = nlohmann::json::parse(line);
-        } catch (const nlohmann::json::exception &) {
-          continue;
-        }
-        const std::string type = ev.value("event", "");
-        if (type == "cell_start" && round == 0) {
-          results.append({{"type", "latency_cell"},
-                          {"cell", c->id},
-                          {"config", ev.value("config", nlohmann::json::object())}});
-        } else if (type == "cell_error") {
-          results.append({{"type", "latency_error"},
-                          {"cell", c->id},
-                          {"round", round},
-                          {"message", ev.value("message", "")}});
-        } else if (type == "probe") {
-          nlohmann::json rec{{"type", "latency_sample"},
-                             {"round", round},
-                             {"cell", c->id},
-                             {"probe", ev.value("probe", "")},
-                             {"series", ev.value("series", "facade")},
-                             {"kind", ev.value("kind", "host")},
-                             {"unit", ev.value("unit", "ns")}};
-          if (ev.contains("value")) {
-            rec["value"] = ev["value"];
-            seen[rec["probe"]][series_name(c->id, rec["series"])].push_back(ev["value"]);
-          } else {
-            rec["error"] = ev.value("error", "no value");
-          }
-          results.append(rec);
-        }
-      }
+        args.push_back("--direct-first");
+      child_process child(probe_spec(m, *c, o, args), log);
+      consume_round(child, *c, round, results, seen, stop, false);
       (void)child.wait();
     }
     nlohmann::json env = read_gpu_environment(0);
     env["type"] = "latency_environment";
     env["round"] = round;
     results.append(env);
+  }
+  for (auto &[c, child] : servers) {
+    child->close_input();
+    (void)child->wait();
   }
 }
 

@@ -488,7 +488,8 @@ matrix load_matrix(const std::string &path,
     const auto &t = table_of(r, *n, "[latency]");
     r.check_keys(t, "[latency]",
                  {"enabled", "probes", "rounds", "max_rounds", "min_time_s", "target_cv",
-                  "regression_threshold", "floor_ns", "fail_on_regression", "thresholds"});
+                  "regression_threshold", "floor_ns", "fail_on_regression", "thresholds",
+                  "processes"});
     auto &l = m.latency;
     l.enabled = true;
     if (auto *v = t.get("enabled"))
@@ -513,6 +514,12 @@ matrix load_matrix(const std::string &path,
     l.max_rounds = std::max(l.rounds, static_cast<int>(max_rounds));
     if (auto *v = t.get("fail_on_regression"))
       l.fail_on_regression = r.bool_of(*v, "latency.fail_on_regression");
+    if (auto *v = t.get("processes")) {
+      const std::string mode = r.string_of(*v, "latency.processes");
+      if (mode != "per_round" && mode != "persistent")
+        r.error(*v, "latency.processes must be \"per_round\" or \"persistent\"");
+      l.persistent = mode == "persistent";
+    }
     if (auto *v = t.get("thresholds")) {
       for (const auto &[k, tv] : table_of(r, *v, "latency.thresholds"))
         l.thresholds[std::string(k.str())] = r.number_of(tv, "latency.thresholds value");

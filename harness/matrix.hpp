@@ -70,6 +70,9 @@ struct latency_settings {
   double floor_ns = 20;               ///< differences below this are ignored
   bool fail_on_regression = false;
   std::map<std::string, double> thresholds; ///< per probe override
+  /// "per_round": a fresh probe process per cell per round; "persistent": one process per cell
+  /// for the whole phase, rounds sent to it (process-to-process spread stays out of the samples).
+  bool persistent = false;
 };
 
 struct matrix {

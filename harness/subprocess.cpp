@@ -133,10 +133,17 @@ process_result run_process(const process_spec &spec) {
 
 namespace cuparity {
 
-child_process::child_process(const process_spec &spec, const std::string &log_path) {
+child_process::child_process(const process_spec &spec, const std::string &log_path, bool commands) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0)
     throw std::system_error(errno, std::generic_category(), "pipe2");
+  int in[2] = {-1, -1};
+  if (commands && pipe2(in, O_CLOEXEC) != 0) {
+    int e = errno;
+    close(fds[0]);
+    close(fds[1]);
+    throw std::system_error(e, std::generic_category(), "pipe2");
+  }
   int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log < 0) {
     int e = errno;
@@ -146,7 +153,10 @@ child_process::child_process(const process_spec &spec, const std::string &log_pa
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  if (commands)
+    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+  else
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, log, 1);
   posix_spawn_file_actions_adddup2(&actions, log, 2);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 3);
@@ -170,14 +180,41 @@ child_process::child_process(const process_spec &spec, const std::string &log_pa
   posix_spawnattr_destroy(&attr);
   close(fds[1]);
   close(log);
+  if (commands)
+    close(in[0]);
   if (rc != 0) {
     close(fds[0]);
+    if (commands)
+      close(in[1]);
     throw std::system_error(rc, std::generic_category(), "cannot start " + spec.argv[0]);
   }
   m_events = fds[0];
+  m_input = commands ? in[1] : -1;
+}
+
+bool child_process::send_line(const std::string &line) noexcept {
+  if (m_input < 0)
+    return false;
+  const std::string text = line + "\n";
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(m_input, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+void child_process::close_input() noexcept {
+  if (m_input >= 0)
+    close(m_input);
+  m_input = -1;
 }
 
 child_process::~child_process() {
+  close_input();
   if (!m_waited) {
     kill_group();
     try {

@@ -40,8 +40,9 @@ namespace cuparity {
 /// stderr appended to a log file. Used by the runner to watch one cell process.
 class child_process {
 public:
-  /// Starts spec.argv with spec.env; the child's fd 3 is the write end of the events pipe.
-  child_process(const process_spec &spec, const std::string &log_path);
+  /// Starts spec.argv with spec.env; the child's fd 3 is the write end of the events pipe. With
+  /// `commands`, the child's stdin is a pipe the parent writes lines to (send_line).
+  child_process(const process_spec &spec, const std::string &log_path, bool commands = false);
   ~child_process(); ///< kills the process group if still running; never throws
   child_process(const child_process &) = delete;
   child_process &operator=(const child_process &) = delete;
@@ -49,6 +50,10 @@ public:
   enum class read_status { line, timeout, eof };
   /// Waits up to `timeout` for a complete line.
   read_status read_line(std::string &line, std::chrono::milliseconds timeout);
+  /// Writes one line to the child's stdin (commands mode); false if it cannot (child gone).
+  bool send_line(const std::string &line) noexcept;
+  /// Closes the child's stdin: a serving child reads end-of-file and exits.
+  void close_input() noexcept;
   /// SIGKILL to the child's process group (it and anything it started).
   void kill_group() noexcept;
   /// Waits for exit; returns the status (out/err are left empty: they went to the log).
@@ -58,6 +63,7 @@ public:
 private:
   int m_pid = -1;
   int m_events = -1;
+  int m_input = -1;
   std::string m_buffer;
   bool m_waited = false;
   process_result m_result;

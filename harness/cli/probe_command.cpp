@@ -18,6 +18,8 @@
 #include <map>
 #include <memory>
 #include <sched.h>
+#include <sstream>
+#include <string_view>
 #include <unistd.h>
 
 namespace cuparity::cli {
@@ -29,8 +31,21 @@ struct probe_options {
   int repetitions = 3;
   int cpu = -2; ///< -2: the last CPU this process may use; -1: do not pin
   bool direct_first = false;
+  bool serve = false;
   int events_fd = 1;
 };
+
+/// A regular expression matching `text` literally (benchmark filters are regexes; probe names
+/// contain dots).
+std::string regex_escape(const std::string &text) {
+  std::string out;
+  for (char c : text) {
+    if (std::string_view(".^$|()[]{}*+?\\").find(c) != std::string_view::npos)
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
 
 /// Collects Google Benchmark's runs in memory instead of printing them.
 class collecting_reporter : public benchmark::BenchmarkReporter {
@@ -113,7 +128,7 @@ int run_probes(const probe_options &opt) {
     bool want_startup = opt.probes.empty();
     for (const auto &g : opt.probes)
       want_startup = want_startup || fnmatch(g.c_str(), "cell.startup", 0) == 0;
-    if (want_startup)
+    if (want_startup && !opt.serve) // served rounds get startup from fresh processes
       events.write({{"event", "probe"},
                     {"probe", "cell.startup"},
                     {"series", "facade"},
@@ -128,11 +143,15 @@ int run_probes(const probe_options &opt) {
   char arg0[] = "cuparity";
   char *argv[] = {arg0, nullptr};
   benchmark::Initialize(&argc, argv);
-  std::map<std::string, std::pair<const probe_def *, std::string>> by_name;
-  for (const probe_def *p : probe_registry::instance().select(opt.probes)) {
-    auto add = [&](const std::string &series) {
+  // Each probe is registered once per series; a round runs them one at a time (a filter per
+  // benchmark), so the order of facade and direct can alternate between rounds.
+  std::vector<const probe_def *> selected = probe_registry::instance().select(opt.probes);
+  for (const probe_def *p : selected) {
+    for (const char *series : {"facade", "direct"}) {
+      if (std::string(series) == "direct" && !p->has_direct)
+        continue;
       const std::string name = p->name + "/" + series;
-      auto body = series == "direct" ? p->direct : p->facade;
+      auto body = std::string(series) == "direct" ? p->direct : p->facade;
       // google/benchmark does not catch exceptions (aesthetics.md 4): a driver error would end
       // the process, so it becomes SkipWithError and the other probes still run.
       auto *b = benchmark::RegisterBenchmark(name.c_str(), [body, &env](benchmark::State &s) {
@@ -149,56 +168,68 @@ int run_probes(const probe_options &opt) {
         b->UseManualTime();
       else
         b->UseRealTime();
-      by_name[name] = {p, series};
-    };
-    if (!p->has_direct) {
-      add("facade");
-    } else if (opt.direct_first) {
-      add("direct"), add("facade");
-    } else {
-      add("facade"), add("direct");
     }
   }
-  collecting_reporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  struct collected {
-    std::vector<double> values;
-    std::int64_t iterations = 0;
-    std::string error;
+  auto run_round = [&](int round, bool direct_first) {
+    for (const probe_def *p : selected) {
+      std::vector<std::string> order{"facade"};
+      if (p->has_direct)
+        order = direct_first ? std::vector<std::string>{"direct", "facade"}
+                             : std::vector<std::string>{"facade", "direct"};
+      for (const auto &series : order) {
+        collecting_reporter reporter;
+        // Matched against the decorated name ("…/facade/min_time:0.050/repeats:3/real_time").
+        benchmark::RunSpecifiedBenchmarks(&reporter,
+                                          "^" + regex_escape(p->name + "/" + series) + "(/|$)");
+        std::vector<double> values;
+        std::int64_t iterations = 0;
+        std::string error;
+        for (const auto &r : reporter.runs()) {
+          if (r.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration)
+            continue; // aggregates (mean, median, stddev) are computed here instead
+          if (r.error_occurred)
+            error = r.error_message;
+          else
+            values.push_back(r.GetAdjustedRealTime()); // per iteration, in ns
+          iterations += r.iterations;
+        }
+        nlohmann::json ev{{"event", "probe"},
+                          {"probe", p->name},
+                          {"series", series},
+                          {"kind", to_string(p->kind)},
+                          {"unit", unit_of(p->kind)},
+                          {"iterations", iterations},
+                          {"repetitions", values.size()},
+                          {"round", round}};
+        if (!error.empty() || values.empty()) {
+          ev["error"] = error.empty() ? "no measurement" : error;
+        } else {
+          std::sort(values.begin(), values.end());
+          const std::size_t n = values.size();
+          const double ns = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+          ev["value"] = p->kind == probe_kind::bandwidth ? p->bytes_per_iteration / ns : ns;
+        }
+        events.write(ev);
+      }
+    }
+    events.write({{"event", "round_done"}, {"round", round}});
   };
-  std::map<std::string, collected> per_name;
-  for (const auto &r : reporter.runs()) {
-    if (r.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration)
-      continue; // aggregates (mean, median, stddev) are computed here instead
-    auto &c = per_name[r.run_name.function_name]; // benchmark_name() adds /min_time:…
-    if (r.error_occurred)
-      c.error = r.error_message;
-    else
-      c.values.push_back(r.GetAdjustedRealTime()); // per iteration, in ns
-    c.iterations += r.iterations;
-  }
-  for (const auto &[name, c] : per_name) {
-    auto it = by_name.find(name);
-    if (it == by_name.end())
-      continue;
-    const probe_def &p = *it->second.first;
-    nlohmann::json ev{{"event", "probe"},
-                      {"probe", p.name},
-                      {"series", it->second.second},
-                      {"kind", to_string(p.kind)},
-                      {"unit", unit_of(p.kind)},
-                      {"iterations", c.iterations},
-                      {"repetitions", c.values.size()}};
-    if (!c.error.empty() || c.values.empty()) {
-      ev["error"] = c.error.empty() ? "no measurement" : c.error;
-    } else {
-      std::vector<double> v = c.values;
-      std::sort(v.begin(), v.end());
-      const double ns =
-          v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-      ev["value"] = p.kind == probe_kind::bandwidth ? p.bytes_per_iteration / ns : ns; // GB/s
+  if (!opt.serve) {
+    run_round(0, opt.direct_first);
+  } else {
+    // Rounds on command ("round <n> <direct_first 0|1>"), one process for the whole phase:
+    // the binding stays fixed and the process-to-process spread stays out of the comparison.
+    std::string line;
+    while (std::getline(std::cin, line)) {
+      std::istringstream in(line);
+      std::string word;
+      int round = 0, direct_first = 0;
+      if (!(in >> word >> round >> direct_first) || word != "round") {
+        events.write({{"event", "probe_error"}, {"message", "bad command '" + line + "'"}});
+        continue;
+      }
+      run_round(round, direct_first != 0);
     }
-    events.write(ev);
   }
   (void)d.cuStreamDestroy.raw(env.stream);
   (void)d.cuModuleUnload.raw(env.module);
@@ -223,6 +254,8 @@ void add_probe_command(CLI::App &app, action &run) {
   cmd->add_flag("--direct-first", opt->direct_first,
                 "Run each probe's direct series before the facade's (rounds alternate)");
   cmd->add_option("--events-fd", opt->events_fd, "File descriptor for the events (default 1)");
+  cmd->add_flag("--serve", opt->serve,
+                "Stay alive and run a round per 'round <n> <direct_first>' line on stdin");
   cmd->add_flag_callback(
       "--list",
       [] {

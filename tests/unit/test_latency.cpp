@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -167,4 +168,33 @@ min_time_s = 0.04
   CHECK(verdict["verdict"] == "slower");
   CHECK(verdict["p_value"].get<double>() < 0.05);
   CHECK(verdict["ratio"].get<double>() > 1.05);
+}
+
+TEST_CASE("persistent probe processes: one per cell, every round sampled, startup from fresh ones",
+          "[latency-sim]") {
+  auto s = run_latency(scratch("persistent"), R"(
+[matrix]
+cases = ["binding.config.effective"]
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["0", "1"]
+[latency]
+processes = "persistent"
+probes = ["ctx.push_pop", "cell.startup"]
+rounds = 4
+max_rounds = 4
+min_time_s = 0.01
+)");
+  const auto &lat = s["latency"];
+  CHECK(lat["rounds"] == 4);
+  std::map<std::string, int> n;
+  for (const auto &st : lat["stats"])
+    n[st["probe"].get<std::string>() + " " + st["series"].get<std::string>()] = st["n"];
+  CHECK(n == std::map<std::string, int>{{"cell.startup nv=0", 4},
+                                        {"cell.startup nv=1", 4},
+                                        {"ctx.push_pop direct:nv=0", 4},
+                                        {"ctx.push_pop direct:nv=1", 4},
+                                        {"ctx.push_pop nv=0", 4},
+                                        {"ctx.push_pop nv=1", 4}});
+  CHECK(lat["overhead"].size() == 2);
+  CHECK(lat["comparisons"].size() == 2); // one per probe: internal vs nvidia
 }
