@@ -275,13 +275,19 @@ void event_cross_process(case_context &ctx) {
              "the child read the flag before the exporter's event completed: " + res.out);
 }
 
-void mem_peer_device(case_context &ctx) {
+/// The driver, after declaring not_supported unless this process sees at least two devices.
+driver &require_two_gpus(case_context &ctx) {
   driver &d = ctx.drv();
   d.cuInit(0);
   int count = 0;
   d.cuDeviceGetCount(&count);
   if (count < 2)
     ctx.not_supported("needs two GPUs (this host has " + std::to_string(count) + ")");
+  return d;
+}
+
+void mem_peer_device(case_context &ctx) {
+  driver &d = require_two_gpus(ctx);
   int can = 0;
   d.cuDeviceCanAccessPeer(&can, 1, 0);
   ctx.observe("can_access_peer", can);
@@ -290,12 +296,7 @@ void mem_peer_device(case_context &ctx) {
 }
 
 void mem_staged(case_context &ctx) {
-  driver &d = ctx.drv();
-  d.cuInit(0);
-  int count = 0;
-  d.cuDeviceGetCount(&count);
-  if (count < 2)
-    ctx.not_supported("needs two GPUs (this host has " + std::to_string(count) + ")");
+  driver &d = require_two_gpus(ctx);
   primary_context pc(d);
   require_ipc(ctx, pc.device());
   constexpr std::size_t size = 1 << 20;
