@@ -5,6 +5,8 @@
 #include "harness/nvrtc.hpp"
 #include "harness/probe_registry.hpp"
 
+#include <chrono>
+#include <cstdint>
 #include <vector>
 
 namespace cuparity::probes {
@@ -18,13 +20,31 @@ CUfunction function(probe_env &e, const char *name) {
   return f;
 }
 
+/// Launches per timed batch. cuLaunchKernel only enqueues: where the host enqueues faster than
+/// the GPU retires empty kernels, an unbounded loop fills the stream's queue and then times the
+/// GPU's drain rate, not the call. Each iteration therefore times a batch that fits the queue and
+/// drains it untimed. (On the H200 VM the host is the slower side, ~3.4 us per launch, and batches
+/// of 16 to 8192 read the same within the noise: reports/runs/2026-11-29-h200-diag.)
+constexpr int launch_batch = 64;
+
+template <class Launch> void timed_batches(state &s, probe_env &e, Launch launch_one) {
+  for (auto _ : s) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < launch_batch; ++i)
+      launch_one();
+    const auto t1 = std::chrono::steady_clock::now();
+    e.drv.cuStreamSynchronize(e.stream);
+    s.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+  }
+}
+
 template <class P> void launch_empty(state &s, probe_env &e, P) {
   auto launch = P::bind(e.drv.cuLaunchKernel);
   CUfunction f = function(e, "cuparity_empty");
-  for (auto _ : s)
+  timed_batches(s, e, [&] {
     launch(f, 1u, 1u, 1u, 1u, 1u, 1u, 0u, e.stream, static_cast<void **>(nullptr),
            static_cast<void **>(nullptr));
-  e.drv.cuStreamSynchronize(e.stream);
+  });
 }
 
 template <class P> void launch_args16(state &s, probe_env &e, P) {
@@ -34,9 +54,9 @@ template <class P> void launch_args16(state &s, probe_env &e, P) {
   void *params[16];
   for (int i = 0; i < 16; ++i)
     params[i] = &values[i];
-  for (auto _ : s)
+  timed_batches(s, e, [&] {
     launch(f, 1u, 1u, 1u, 1u, 1u, 1u, 0u, e.stream, params, static_cast<void **>(nullptr));
-  e.drv.cuStreamSynchronize(e.stream);
+  });
 }
 
 template <class P> void launch_empty_sync(state &s, probe_env &e, P) {
@@ -161,13 +181,34 @@ template <class P> void nvrtc_compile_small(state &s, probe_env &, P) {
   }
 }
 
+/// No driver call: a fixed chain of dependent integer operations. It records how much the host's
+/// own speed moved over a run's rounds, so a probe's CV can be read against it: on the H200 VM a
+/// pure-CPU loop ran 30-40 % slower for seconds at a time, in processes that were alone on the
+/// machine (traces in reports/runs/2026-11-29-h200-diag), a floor under every probe's spread that
+/// no binding causes. Between backends it must read "same": a negative control.
+template <class P> void host_cpu_reference(state &s, probe_env &, P) {
+  std::uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (auto _ : s) {
+    for (int i = 0; i < 256; ++i) { // xorshift64: each step needs the previous one
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+    }
+    benchmark::DoNotOptimize(x);
+  }
+}
+
 } // namespace
 
 CUPARITY_PROBE_FILE(register_probes) {
-  registry.add("launch.empty_kernel", probe_kind::host,
-               [](state &s, probe_env &e, auto p) { launch_empty(s, e, p); });
-  registry.add("launch.args16", probe_kind::host,
-               [](state &s, probe_env &e, auto p) { launch_args16(s, e, p); });
+  registry
+      .add("launch.empty_kernel", probe_kind::host,
+           [](state &s, probe_env &e, auto p) { launch_empty(s, e, p); })
+      .calls_per_iteration = launch_batch;
+  registry
+      .add("launch.args16", probe_kind::host,
+           [](state &s, probe_env &e, auto p) { launch_args16(s, e, p); })
+      .calls_per_iteration = launch_batch;
   registry.add("launch.empty_kernel_sync", probe_kind::host,
                [](state &s, probe_env &e, auto p) { launch_empty_sync(s, e, p); });
   registry.add("stream.sync_idle", probe_kind::host,
@@ -193,6 +234,9 @@ CUPARITY_PROBE_FILE(register_probes) {
   registry.add(
       "nvrtc.compile_small", probe_kind::host,
       [](state &s, probe_env &e, auto p) { nvrtc_compile_small(s, e, p); }, false);
+  registry.add(
+      "host.cpu_reference", probe_kind::host,
+      [](state &s, probe_env &e, auto p) { host_cpu_reference(s, e, p); }, false);
 }
 
 } // namespace cuparity::probes

@@ -44,6 +44,9 @@ samples_t collect(const std::vector<nlohmann::json> &records,
 
 namespace {
 
+/// The probe without driver calls (cases/probes.cpp): its spread is the host's, not a binding's.
+constexpr const char *reference_probe = "host.cpu_reference";
+
 /// Reads a probe process's events until `round_done` for `round` (or its end), appending records.
 /// Returns false when the process is gone or did not answer in time.
 bool consume_round(child_process &child, const cell &c, int round, results_writer &results,
@@ -309,6 +312,20 @@ nlohmann::json latency_summary(const matrix &m, const std::vector<nlohmann::json
       }
     }
   }
+  // Noise: which series spread more than the matrix's target over the rounds, read against the
+  // driver-free reference probe measured in the same rounds (the host's own spread).
+  nlohmann::json over_target = nlohmann::json::array(), reference = nullptr;
+  for (const auto &st : stats) {
+    if (st["probe"] == reference_probe) {
+      const double cv = st["cv"];
+      if (reference.is_null() || cv > reference["cv_max"].get<double>())
+        reference = {{"probe", reference_probe}, {"cv_max", cv}};
+    }
+    if (st["cv"].get<double>() > l.target_cv)
+      over_target.push_back({{"probe", st["probe"]}, {"series", st["series"]}, {"cv", st["cv"]}});
+  }
+  const nlohmann::json noise{
+      {"target_cv", l.target_cv}, {"over_target", over_target}, {"reference", reference}};
   nlohmann::json environment = nlohmann::json::array();
   for (const auto &r : records)
     if (r.value("type", "") == "latency_environment") {
@@ -324,6 +341,7 @@ nlohmann::json latency_summary(const matrix &m, const std::vector<nlohmann::json
           {"stats", stats},
           {"comparisons", comparisons},
           {"overhead", overhead},
+          {"noise", noise},
           {"baseline", base}};
 }
 

@@ -56,6 +56,9 @@ struct probe_def {
   probe_kind kind = probe_kind::host;
   bool has_direct = true;         ///< whether a direct (facade-free) series makes sense
   double bytes_per_iteration = 0; ///< bandwidth probes
+  /// Driver calls one benchmark iteration makes; the reported value is per call. A probe with
+  /// more than one times itself (SetIterationTime), like the device and bandwidth probes.
+  int calls_per_iteration = 1;
   std::function<void(benchmark::State &, probe_env &)> facade;
   std::function<void(benchmark::State &, probe_env &)> direct;
 };

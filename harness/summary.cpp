@@ -298,6 +298,26 @@ void print_console(std::ostream &out, const matrix &m, const std::vector<nlohman
             << cmp["verdict"].get<std::string>() << " (ratio " << cmp["ratio"].get<double>()
             << ", 95% CI " << cmp["ci_low"].get<double>() << ".." << cmp["ci_high"].get<double>()
             << ", p " << cmp["p_value"].get<double>() << ")\n";
+    if (const auto &noise = lat.value("noise", nlohmann::json::object()); !noise.empty()) {
+      // The widest spread of each probe above the target, then the host's own (reference) one.
+      std::map<std::string, double> worst;
+      for (const auto &o : noise["over_target"])
+        worst[o["probe"]] = std::max(worst[o["probe"]], o["cv"].get<double>());
+      out << "  noise: " << worst.size() << " of " << lat["probes"].size()
+          << " probes spread beyond the " << std::setprecision(3)
+          << 100 * noise["target_cv"].get<double>() << "% CV target";
+      const char *sep = " (largest CV: ";
+      for (const auto &[probe, cv] : worst) {
+        out << sep << probe << " " << std::setprecision(2) << 100 * cv << "%";
+        sep = ", ";
+      }
+      out << (worst.empty() ? "" : ")");
+      if (noise["reference"].is_object())
+        out << "; the driver-free " << noise["reference"]["probe"].get<std::string>()
+            << " spread up to " << std::setprecision(2)
+            << 100 * noise["reference"]["cv_max"].get<double>() << "% over the same rounds";
+      out << "\n";
+    }
     for (const auto &b : lat["baseline"])
       if (b["verdict"] != "same")
         out << "  BASELINE " << b["probe"].get<std::string>() << " " << b["b"].get<std::string>()

@@ -164,7 +164,8 @@ int run_probes(const probe_options &opt) {
       // Several repetitions per round; the round's value is their median (below), so one
       // interrupted repetition does not move it.
       b->Unit(benchmark::kNanosecond)->MinTime(opt.min_time)->Repetitions(opt.repetitions);
-      if (p->kind == probe_kind::device || p->kind == probe_kind::bandwidth)
+      if (p->kind == probe_kind::device || p->kind == probe_kind::bandwidth ||
+          p->calls_per_iteration > 1)
         b->UseManualTime();
       else
         b->UseRealTime();
@@ -206,7 +207,8 @@ int run_probes(const probe_options &opt) {
         } else {
           std::sort(values.begin(), values.end());
           const std::size_t n = values.size();
-          const double ns = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+          const double ns = (n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2) /
+                            p->calls_per_iteration;
           ev["value"] = p->kind == probe_kind::bandwidth ? p->bytes_per_iteration / ns : ns;
         }
         events.write(ev);

@@ -198,3 +198,45 @@ min_time_s = 0.01
   CHECK(lat["overhead"].size() == 2);
   CHECK(lat["comparisons"].size() == 2); // one per probe: internal vs nvidia
 }
+
+TEST_CASE("batched launch probes report per call; the noise block reads against the reference",
+          "[latency-sim]") {
+  // Every cuLaunchKernel of the simulated driver takes 100 us more: a launch probe that forgot to
+  // divide its 64-launch batch would read 6.4 ms.
+  const std::string dir = scratch("noise");
+  std::ofstream(dir + "/m.toml") << R"(
+[matrix]
+cases = ["binding.config.effective"]
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["0"]
+[latency]
+probes = ["launch.empty_kernel", "host.cpu_reference"]
+rounds = 3
+max_rounds = 3
+min_time_s = 0.01
+target_cv = 0.000001
+)";
+  auto res = test::run_cuparity({"run", dir + "/m.toml", "--out", dir + "/out"},
+                                {{var::driver, CUPARITY_SIMDRIVER},
+                                 {"CUPARITY_SIM_FAULTS", "cuLaunchKernel:delay_ns=100000@any"}});
+  INFO(res.out << res.err);
+  REQUIRE(res.exited);
+  auto s = nlohmann::json::parse(std::ifstream(dir + "/out/summary.json"));
+  const auto &lat = s["latency"];
+  std::map<std::string, double> median;
+  for (const auto &st : lat["stats"])
+    median[st["probe"].get<std::string>() + " " + st["series"].get<std::string>()] = st["median"];
+  CHECK(median.at("launch.empty_kernel nv=0") > 100e3);
+  CHECK(median.at("launch.empty_kernel nv=0") < 200e3);
+  CHECK(median.at("launch.empty_kernel direct:nv=0") > 100e3);
+  CHECK(median.count("host.cpu_reference direct:nv=0") == 0); // no driver call, no direct series
+  // With a target nothing meets, every series is listed, and the reference's spread is reported.
+  const auto &noise = lat["noise"];
+  CHECK(noise["target_cv"] == 0.000001);
+  CHECK(noise["over_target"].size() == 3);
+  REQUIRE(noise["reference"].is_object());
+  CHECK(noise["reference"]["probe"] == "host.cpu_reference");
+  CHECK(noise["reference"]["cv_max"].get<double>() > 0);
+  CHECK(res.out.find("noise: 2 of 2 probes spread beyond the") != std::string::npos);
+  CHECK(res.out.find("the driver-free host.cpu_reference spread up to") != std::string::npos);
+}
