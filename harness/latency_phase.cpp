@@ -155,7 +155,7 @@ void run_latency_phase(const matrix &m, const latency_run_options &o, results_wr
       bool spread_ok = true;
       for (const auto &[probe, series] : seen)
         for (const auto &[name, values] : series)
-          spread_ok = spread_ok && coefficient_of_variation(values) <= l.target_cv;
+          spread_ok = spread_ok && robust_cv(values) <= l.target_cv;
       if (spread_ok)
         break;
     }
@@ -253,6 +253,7 @@ nlohmann::json latency_summary(const matrix &m, const std::vector<nlohmann::json
                        {"series", name},
                        {"median", median(values)},
                        {"cv", coefficient_of_variation(values)},
+                       {"rcv", robust_cv(values)},
                        {"n", values.size()}});
     // Backend against backend: every pair of cells inside a semantic group, in matrix order.
     for (std::size_t i = 0; i < m.cells.size(); ++i)
@@ -312,17 +313,20 @@ nlohmann::json latency_summary(const matrix &m, const std::vector<nlohmann::json
       }
     }
   }
-  // Noise: which series spread more than the matrix's target over the rounds, read against the
-  // driver-free reference probe measured in the same rounds (the host's own spread).
+  // Noise: which series spread more than the matrix's target over the rounds (robust CV, as the
+  // stopping rule), read against the driver-free reference probe measured in the same rounds.
   nlohmann::json over_target = nlohmann::json::array(), reference = nullptr;
   for (const auto &st : stats) {
+    const double rcv = st["rcv"], cv = st["cv"];
     if (st["probe"] == reference_probe) {
-      const double cv = st["cv"];
-      if (reference.is_null() || cv > reference["cv_max"].get<double>())
-        reference = {{"probe", reference_probe}, {"cv_max", cv}};
+      if (reference.is_null())
+        reference = {{"probe", reference_probe}, {"rcv_max", rcv}, {"cv_max", cv}};
+      reference["rcv_max"] = std::max(reference["rcv_max"].get<double>(), rcv);
+      reference["cv_max"] = std::max(reference["cv_max"].get<double>(), cv);
     }
-    if (st["cv"].get<double>() > l.target_cv)
-      over_target.push_back({{"probe", st["probe"]}, {"series", st["series"]}, {"cv", st["cv"]}});
+    if (rcv > l.target_cv)
+      over_target.push_back(
+          {{"probe", st["probe"]}, {"series", st["series"]}, {"rcv", rcv}, {"cv", cv}});
   }
   const nlohmann::json noise{
       {"target_cv", l.target_cv}, {"over_target", over_target}, {"reference", reference}};

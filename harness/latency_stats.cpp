@@ -27,6 +27,17 @@ double coefficient_of_variation(const std::vector<double> &v) {
   return mean != 0 ? sd / std::fabs(mean) : 0;
 }
 
+double robust_cv(const std::vector<double> &v) {
+  if (v.size() < 2)
+    return 0;
+  const double m = median(v);
+  std::vector<double> deviations;
+  deviations.reserve(v.size());
+  for (double x : v)
+    deviations.push_back(std::fabs(x - m));
+  return m != 0 ? 1.4826 * median(std::move(deviations)) / std::fabs(m) : 0;
+}
+
 namespace {
 
 /// Number of arrangements giving each value of U for sample sizes m, n (no ties).

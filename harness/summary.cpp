@@ -264,8 +264,8 @@ void print_console(std::ostream &out, const matrix &m, const std::vector<nlohman
   }
   if (facts.latency.is_object()) {
     const auto &lat = facts.latency;
-    out << "latency (" << lat.value("rounds", 0) << " rounds; median per round, CV; facade "
-        << "overhead vs direct pointer):\n";
+    out << "latency (" << lat.value("rounds", 0) << " rounds; median per round, robust CV and "
+        << "CV over the rounds; facade overhead vs direct pointer):\n";
     std::map<std::string, std::map<std::string, nlohmann::json>> stat;
     for (const auto &st : lat["stats"])
       stat[st["probe"]][st["series"]] = st;
@@ -280,7 +280,8 @@ void print_console(std::ostream &out, const matrix &m, const std::vector<nlohman
           continue;
         const auto &st = stat[name][mc.id];
         out << " " << mc.id << ": " << std::setprecision(4) << st["median"].get<double>() << " "
-            << unit << " cv " << std::setprecision(2) << 100 * st["cv"].get<double>() << "%";
+            << unit << " rcv " << std::setprecision(2) << 100 * st.value("rcv", 0.0) << "% cv "
+            << 100 * st["cv"].get<double>() << "%";
         if (over[name].count(mc.id)) {
           const auto &o = over[name][mc.id];
           out << " (x" << std::setprecision(4) << o["ratio"].get<double>() << ", " << std::showpos
@@ -302,20 +303,20 @@ void print_console(std::ostream &out, const matrix &m, const std::vector<nlohman
       // The widest spread of each probe above the target, then the host's own (reference) one.
       std::map<std::string, double> worst;
       for (const auto &o : noise["over_target"])
-        worst[o["probe"]] = std::max(worst[o["probe"]], o["cv"].get<double>());
+        worst[o["probe"]] = std::max(worst[o["probe"]], o["rcv"].get<double>());
       out << "  noise: " << worst.size() << " of " << lat["probes"].size()
           << " probes spread beyond the " << std::setprecision(3)
-          << 100 * noise["target_cv"].get<double>() << "% CV target";
-      const char *sep = " (largest CV: ";
-      for (const auto &[probe, cv] : worst) {
-        out << sep << probe << " " << std::setprecision(2) << 100 * cv << "%";
+          << 100 * noise["target_cv"].get<double>() << "% robust-CV target";
+      const char *sep = " (largest: ";
+      for (const auto &[probe, rcv] : worst) {
+        out << sep << probe << " " << std::setprecision(2) << 100 * rcv << "%";
         sep = ", ";
       }
       out << (worst.empty() ? "" : ")");
       if (noise["reference"].is_object())
         out << "; the driver-free " << noise["reference"]["probe"].get<std::string>()
             << " spread up to " << std::setprecision(2)
-            << 100 * noise["reference"]["cv_max"].get<double>() << "% over the same rounds";
+            << 100 * noise["reference"]["rcv_max"].get<double>() << "% over the same rounds";
       out << "\n";
     }
     for (const auto &b : lat["baseline"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -111,3 +112,21 @@ def test_history_from_several_runs_and_store(tmp_path: Path, capsys: pytest.Capt
     assert main(["dashboard", str(FIXTURES / "cmp-a"), "--output", str(single)]) == 0
     assert 'id="history"' not in single.read_text()
     capsys.readouterr()
+
+
+def test_noise_warning_follows_the_robust_cv(tmp_path: Path) -> None:
+    """A series whose CV is lifted by one slow round, but whose robust CV is tight, is not flagged;
+    one whose robust CV exceeds the run's own target is."""
+    summary = json.loads((FIXTURES / "latency-a" / "summary.json").read_text())
+    lat = summary["latency"]
+    lat["noise"] = {"target_cv": 0.05, "over_target": [], "reference": None}
+    lat["stats"][0].update(cv=0.15, rcv=0.01)
+    lat["stats"][1].update(cv=0.04, rcv=0.07)
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    page = build([load_run(tmp_path)])
+    table = page[page.index('id="latency-stats"'):]
+    table = table[:table.index("</table>")]
+    rows = table.split("<tr")[2:]
+    assert "warn" not in rows[0] and "15 %" in rows[0] and "1 %" in rows[0]
+    assert "warn" in rows[1] and "above the 5% noise target" in rows[1]
+    assert "robust CV" in table

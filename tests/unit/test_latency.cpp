@@ -18,6 +18,12 @@ TEST_CASE("medians, CV and the exact Mann-Whitney U", "[latency][stats]") {
   CHECK(median({4, 1, 2, 3}) == 2.5);
   CHECK(coefficient_of_variation({10, 10, 10}) == 0);
   CHECK(coefficient_of_variation({9, 11}) == Approx(0.1414).epsilon(0.01));
+  // One slow round in fifteen moves the CV, not the robust CV (the medians' spread).
+  std::vector<double> rounds{100, 101, 99, 100, 102, 98, 100, 101, 99, 100, 100, 101, 99, 100, 160};
+  CHECK(coefficient_of_variation(rounds) > 0.14);
+  CHECK(robust_cv(rounds) == Approx(1.4826 * 1 / 100).epsilon(0.001));
+  CHECK(robust_cv({10, 10, 10}) == 0);
+  CHECK(robust_cv({7}) == 0);
   // Completely separated samples of 3 and 3: the exact two-sided p is 2/20 = 0.1.
   CHECK(mann_whitney_p({1, 2, 3}, {4, 5, 6}) == Approx(0.1));
   // 5 and 5 separated: 2/252.
@@ -236,7 +242,9 @@ target_cv = 0.000001
   CHECK(noise["over_target"].size() == 3);
   REQUIRE(noise["reference"].is_object());
   CHECK(noise["reference"]["probe"] == "host.cpu_reference");
+  CHECK(noise["reference"]["rcv_max"].get<double>() >= 0);
   CHECK(noise["reference"]["cv_max"].get<double>() > 0);
+  CHECK(noise["over_target"][0].contains("rcv"));
   CHECK(res.out.find("noise: 2 of 2 probes spread beyond the") != std::string::npos);
   CHECK(res.out.find("the driver-free host.cpu_reference spread up to") != std::string::npos);
 }
