@@ -24,7 +24,7 @@ CUfunction function(probe_env &e, const char *name) {
 /// the GPU retires empty kernels, an unbounded loop fills the stream's queue and then times the
 /// GPU's drain rate, not the call. Each iteration therefore times a batch that fits the queue and
 /// drains it untimed. (On the H200 VM the host is the slower side, ~3.4 us per launch, and batches
-/// of 16 to 8192 read the same within the noise: reports/runs/2026-11-29-h200-diag.)
+/// of 16 to 8192 read the same within the noise: reports/runs/2026-11-29-h200-cbd7362.)
 constexpr int launch_batch = 64;
 
 template <class Launch> void timed_batches(state &s, probe_env &e, Launch launch_one) {
@@ -182,10 +182,10 @@ template <class P> void nvrtc_compile_small(state &s, probe_env &, P) {
 }
 
 /// No driver call: a fixed chain of dependent integer operations. It records how much the host's
-/// own speed moved over a run's rounds, so a probe's CV can be read against it: on the H200 VM a
-/// pure-CPU loop ran 30-40 % slower for seconds at a time, in processes that were alone on the
-/// machine (traces in reports/runs/2026-11-29-h200-diag), a floor under every probe's spread that
-/// no binding causes. Between backends it must read "same": a negative control.
+/// own speed moved over a run's rounds, so a probe's CV can be read against it: on the H200 VM
+/// even cuCtxGetCurrent, a pure-CPU path, ran 25-55 % slower for seconds at a time in a process
+/// alone on the machine (reports/runs/2026-11-29-h200-cbd7362), a floor under every probe's
+/// spread that no binding causes. Between backends it must read "same": a negative control.
 template <class P> void host_cpu_reference(state &s, probe_env &, P) {
   std::uint64_t x = 0x9e3779b97f4a7c15ull;
   for (auto _ : s) {
