@@ -94,13 +94,14 @@ int run_list(const list_options &opt) {
       out.push_back({{"id", c->id},
                      {"suite", c->suite()},
                      {"description", c->description},
+                     {"exclusive", c->exclusive},
                      {"timeout_s", c->timeout.count() / 1000.0}});
     std::cout << out.dump(2) << "\n";
     return exit_code::ok;
   }
   std::map<std::string, int> per_suite;
   for (auto *c : selected) {
-    std::cout << c->id << "  " << c->description << "\n";
+    std::cout << c->id << "  " << c->description << (c->exclusive ? " [exclusive]" : "") << "\n";
     ++per_suite[c->suite()];
   }
   std::cout << "\n" << selected.size() << " cases:";

@@ -1,14 +1,17 @@
 // `cuparity run` end to end on the simulated driver: environment cleaning, crashes and hangs in
 // the middle of a cell, SIGKILL + --resume, shards + merge, injected faults, baselines, bad input.
+#include "harness/gpu_lock.hpp"
 #include "harness/results.hpp"
 #include "harness/subprocess.hpp"
 #include "test_support.hpp"
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <thread>
 
 using namespace cuparity;
@@ -378,4 +381,71 @@ NUMBA_CUDA_INCLUDE_PATH = [")") + CUPARITY_CUDA_INCLUDE +
     const bool wrong = r["cell"].get<std::string>().find("nonexistent") != std::string::npos;
     CHECK(r["observations"]["cuda_fp16_compiles"] == !wrong);
   }
+}
+
+TEST_CASE("exclusive cases: listed as such, and run first in a cell", "[runner]") {
+  auto listed = test::run_cuparity({"list", "--json"}, {});
+  REQUIRE(listed.exited);
+  std::set<std::string> exclusive;
+  for (const auto &c : nlohmann::json::parse(listed.out))
+    if (c["exclusive"].get<bool>())
+      exclusive.insert(c["id"].get<std::string>());
+  REQUIRE(exclusive.size() >= 2);
+  // One cell process: every exclusive case starts before any shared one, so they form one group
+  // under one acquisition of the GPU lock.
+  auto lock_dir = fs::temp_directory_path() / "cuparity-exclusive-order";
+  fs::remove_all(lock_dir);
+  fs::create_directories(lock_dir);
+  auto res = test::run_cuparity(
+      {"cell", "--case", "alloc", "--case", "stream"},
+      {{var::driver, CUPARITY_SIMDRIVER}, {"CUPARITY_GPU_LOCK", lock_dir.string()}});
+  INFO(res.out << res.err);
+  REQUIRE(res.exited);
+  std::vector<std::string> started;
+  std::istringstream in(res.out);
+  for (std::string line; std::getline(in, line);)
+    if (auto ev = nlohmann::json::parse(line, nullptr, false);
+        !ev.is_discarded() && ev.value("event", "") == "case_start")
+      started.push_back(ev["case"]);
+  REQUIRE(started.size() > exclusive.size());
+  std::size_t first_shared = 0;
+  while (first_shared < started.size() && exclusive.count(started[first_shared]))
+    ++first_shared;
+  CHECK(first_shared >= 2); // alloc and stream both have exclusive cases
+  for (std::size_t i = first_shared; i < started.size(); ++i)
+    CHECK_FALSE(exclusive.count(started[i]));
+}
+
+TEST_CASE("the GPU lock: an exclusive holder waits for shared ones and keeps new ones out",
+          "[runner]") {
+  // flock(2) locks belong to an open file description, so two gpu_lock objects in one process
+  // contend as two cell processes would.
+  auto dir = fs::temp_directory_path() / "cuparity-gpu-lock";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  gpu_lock reader(dir.string()), writer(dir.string()), late_reader(dir.string());
+  reader.acquire(false);
+  std::atomic<bool> reader_done{false}, writer_in{false}, writer_done{false};
+  std::atomic<bool> late_saw_writer_done{false};
+  std::thread w([&] {
+    writer.acquire(true);
+    writer_in = true;
+    CHECK(reader_done.load()); // not before the shared holder let go
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    writer_done = true;
+    writer.release();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100)); // the writer is queued by now
+  std::thread r([&] {
+    late_reader.acquire(false); // must not overtake the queued writer
+    late_saw_writer_done = writer_done.load();
+    late_reader.release();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK_FALSE(writer_in.load());
+  reader_done = true;
+  reader.release();
+  w.join();
+  r.join();
+  CHECK(late_saw_writer_done.load());
 }
