@@ -14,7 +14,6 @@
 #include "harness/json_records.hpp"
 #include "harness/session.hpp"
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -81,26 +80,19 @@ int run_cell(const cell_options &opt) {
                 {"startup_ms", {{"cuInit", init_ms}, {"primary_ctx_retain", ctx_ms}}}});
 
   auto selected = case_registry::instance().select(opt.cases, opt.excludes);
-  // Exclusive cases first, under one acquisition. Each exclusive acquisition waits for every case
-  // in flight in the other cells (IPC cases take seconds under load): on the H200 the default
-  // matrix's 108 acquisitions (6 per cell) held the functional phase at 66-77 s for any -j from 8
-  // to 18 (reports/runs/2026-11-29-h200-158061e). At the start of a cell, the first wave of cells
-  // finds no shared case in flight.
-  std::stable_partition(selected.begin(), selected.end(),
-                        [](const case_def *c) { return c->exclusive; });
+  // Each exclusive case takes the lock on its own, in registry order. Grouping them first in the
+  // cell was tried (30aa151): 62.4 s instead of 66.2 s at -j 12 on the H200, but at -j 16
+  // alloc.info.drop failed, since other cells' processes start and exit (creating and freeing
+  // their contexts) outside the lock, and a group at the start of a cell meets exactly those
+  // moments (reports/runs/2026-11-29-h200-30aa151).
   const char *lock_dir = std::getenv(gpu_lock_variable);
   gpu_lock lock(lock_dir ? lock_dir : "");
   int rc = exit_code::ok;
-  bool holding_exclusive = false;
-  for (std::size_t i = 0; i < selected.size(); ++i) {
-    const case_def *c = selected[i];
-    if (!holding_exclusive)
-      lock.acquire(c->exclusive);
+  for (const case_def *c : selected) {
+    lock.acquire(c->exclusive);
     events.write({{"event", "case_start"}, {"case", c->id}});
     case_result r = run_case(*c, d, sess->config());
-    holding_exclusive = c->exclusive && i + 1 < selected.size() && selected[i + 1]->exclusive;
-    if (!holding_exclusive)
-      lock.release();
+    lock.release();
     events.write({{"event", "case_end"},
                   {"case", r.id},
                   {"outcome", to_string(r.result)},

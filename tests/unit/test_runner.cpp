@@ -383,37 +383,20 @@ NUMBA_CUDA_INCLUDE_PATH = [")") + CUPARITY_CUDA_INCLUDE +
   }
 }
 
-TEST_CASE("exclusive cases: listed as such, and run first in a cell", "[runner]") {
+TEST_CASE("exclusive cases are listed as such", "[runner]") {
   auto listed = test::run_cuparity({"list", "--json"}, {});
   REQUIRE(listed.exited);
   std::set<std::string> exclusive;
   for (const auto &c : nlohmann::json::parse(listed.out))
     if (c["exclusive"].get<bool>())
       exclusive.insert(c["id"].get<std::string>());
-  REQUIRE(exclusive.size() >= 2);
-  // One cell process: every exclusive case starts before any shared one, so they form one group
-  // under one acquisition of the GPU lock.
-  auto lock_dir = fs::temp_directory_path() / "cuparity-exclusive-order";
-  fs::remove_all(lock_dir);
-  fs::create_directories(lock_dir);
-  auto res = test::run_cuparity(
-      {"cell", "--case", "alloc", "--case", "stream"},
-      {{var::driver, CUPARITY_SIMDRIVER}, {"CUPARITY_GPU_LOCK", lock_dir.string()}});
-  INFO(res.out << res.err);
-  REQUIRE(res.exited);
-  std::vector<std::string> started;
-  std::istringstream in(res.out);
-  for (std::string line; std::getline(in, line);)
-    if (auto ev = nlohmann::json::parse(line, nullptr, false);
-        !ev.is_discarded() && ev.value("event", "") == "case_start")
-      started.push_back(ev["case"]);
-  REQUIRE(started.size() > exclusive.size());
-  std::size_t first_shared = 0;
-  while (first_shared < started.size() && exclusive.count(started[first_shared]))
-    ++first_shared;
-  CHECK(first_shared >= 2); // alloc and stream both have exclusive cases
-  for (std::size_t i = first_shared; i < started.size(); ++i)
-    CHECK_FALSE(exclusive.count(started[i]));
+  // Free memory is device-wide; the margin-timed stream cases must not share the GPU.
+  CHECK(exclusive.count("alloc.info.drop") == 1);
+  CHECK(exclusive.count("stream.default.semantics") == 1);
+  CHECK(exclusive.count("alloc.copy.dtod") == 0);
+  auto text = test::run_cuparity({"list"}, {});
+  CHECK(text.out.find("alloc.info.drop  cuMemGetInfo's free memory drops by at least the size "
+                      "[exclusive]") != std::string::npos);
 }
 
 TEST_CASE("the GPU lock: an exclusive holder waits for shared ones and keeps new ones out",
