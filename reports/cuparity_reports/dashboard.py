@@ -444,6 +444,18 @@ class Dashboard:
             # The noise target applies to the robust CV (MAD-based, what the median comparisons
             # depend on); older summaries without it fall back to the CV.
             target_cv = float((lat.get("noise") or {}).get("target_cv") or 0.03)
+            noise = lat.get("noise") or {}
+            if noise:
+                over = sorted({str(o.get("probe")) for o in noise.get("over_target") or []})
+                text = (f"Noise: {len(over)} of {len(lat.get('probes') or [])} probes spread beyond the "
+                        f"{_fmt_num(target_cv * 100, 3)}% robust-CV target"
+                        + (f" ({', '.join(over)})" if over else "") + ".")
+                ref = noise.get("reference")
+                if isinstance(ref, dict):
+                    text += (f" The driver-free {ref.get('probe')} spread up to "
+                             f"{_fmt_num((ref.get('rcv_max') or 0) * 100, 3)}% over the same rounds: "
+                             "the host's own share.")
+                parts.append(el("p", text, class_="muted", id="latency-noise"))
             parts.append(el("table", el("tr", [el("th", h) for h in ("probe", "series", "backend", "median",
                                                                      "robust CV", "CV", "n")]),
                             [el("tr", el("td", s.get("probe")), el("td", s.get("series"), class_="mono"),

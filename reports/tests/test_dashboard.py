@@ -130,3 +130,19 @@ def test_noise_warning_follows_the_robust_cv(tmp_path: Path) -> None:
     assert "warn" not in rows[0] and "15 %" in rows[0] and "1 %" in rows[0]
     assert "warn" in rows[1] and "above the 5% noise target" in rows[1]
     assert "robust CV" in table
+    assert 'id="latency-noise"' in page and "0 of " in page  # nothing listed over target
+
+
+def test_noise_paragraph_names_probes_and_the_reference(tmp_path: Path) -> None:
+    summary = json.loads((FIXTURES / "latency-a" / "summary.json").read_text())
+    lat = summary["latency"]
+    lat["noise"] = {"target_cv": 0.03,
+                    "over_target": [{"probe": "launch.empty_kernel", "series": "nv=0", "rcv": 0.05, "cv": 0.07},
+                                    {"probe": "launch.empty_kernel", "series": "nv=1", "rcv": 0.04, "cv": 0.06}],
+                    "reference": {"probe": "host.cpu_reference", "rcv_max": 0.065, "cv_max": 0.049}}
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    page = build([load_run(tmp_path)])
+    para = page[page.index('id="latency-noise"'):]
+    para = para[:para.index("</p>")]
+    assert "1 of " in para and "(launch.empty_kernel)" in para and "3% robust-CV target" in para
+    assert "host.cpu_reference spread up to 6.5%" in para
