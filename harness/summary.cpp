@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iomanip>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -143,6 +144,7 @@ void write_junit(const std::string &path, const matrix &m,
     if (!p.case_id.empty())
       failures[{p.cell, p.case_id}] +=
           (failures.count({p.cell, p.case_id}) ? "\n" : "") + p.message;
+  std::set<std::pair<std::string, std::string>> reported; // (cell, case) shown as a failure
   std::ostringstream x;
   std::size_t total = 0, failed = 0, skipped = 0;
   std::ostringstream suites;
@@ -164,6 +166,7 @@ void write_junit(const std::string &path, const matrix &m,
       auto fit = failures.find({mc.id, case_id});
       if (fit != failures.end()) {
         ++f;
+        reported.insert(fit->first);
         cases << "      <failure type=\"" << xml_escape(o) << "\" message=\""
               << xml_escape(fit->second.substr(0, 200)) << "\">" << xml_escape(fit->second)
               << "</failure>\n";
@@ -201,6 +204,31 @@ void write_junit(const std::string &path, const matrix &m,
     suites << "  </testsuite>\n";
     total += c.divergences.size();
     failed += c.divergences.size();
+  }
+  // Problems no case testcase carries (a cell that never started, a configuration expectation,
+  // a stale expectation or baseline line): without these a CI reading only junit.xml would see
+  // a failed run as green.
+  std::vector<const problem *> unattached;
+  for (const auto &p : c.problems)
+    if (p.case_id.empty() || !reported.count({p.cell, p.case_id}))
+      unattached.push_back(&p);
+  if (!unattached.empty()) {
+    suites << "  <testsuite name=\"run\" tests=\"" << unattached.size() << "\" failures=\""
+           << unattached.size() << "\" errors=\"0\" skipped=\"0\">\n";
+    for (const problem *p : unattached) {
+      std::string name = p->kind;
+      if (!p->cell.empty())
+        name += " [" + p->cell + "]";
+      if (!p->case_id.empty())
+        name += " " + p->case_id;
+      suites << "    <testcase classname=\"cuparity.run\" name=\"" << xml_escape(name)
+             << "\">\n      <failure type=\"" << xml_escape(p->kind) << "\" message=\""
+             << xml_escape(p->message.substr(0, 200)) << "\">" << xml_escape(p->message)
+             << "</failure>\n    </testcase>\n";
+    }
+    suites << "  </testsuite>\n";
+    total += unattached.size();
+    failed += unattached.size();
   }
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cuparity "
     << xml_escape(m.name) << "\" tests=\"" << total << "\" failures=\"" << failed

@@ -432,3 +432,29 @@ TEST_CASE("the GPU lock: an exclusive holder waits for shared ones and keeps new
   r.join();
   CHECK(late_saw_writer_done.load());
 }
+
+TEST_CASE("junit.xml fails a run whose problem no case carries: a cell that never started",
+          "[runner]") {
+  auto dir = scratch("junit_cell_error");
+  auto m = write(dir + "/m.toml", std::string(R"(
+[matrix]
+cases = ["binding.config.effective"]
+[axes]
+NUMBA_CUDA_DRIVER = [")") + CUPARITY_SIMDRIVER +
+                                      R"(", "/nonexistent/libcuda.so.1"]
+)");
+  auto res = test::run_cuparity({"run", m, "--out", dir + "/out"}, sim_env());
+  INFO(res.out << res.err);
+  CHECK(res.exit_code == 1);
+  auto s = summary_of(dir + "/out");
+  REQUIRE(s["problems"].size() == 1);
+  CHECK(s["problems"][0]["kind"] == "cell_error");
+  std::ifstream in(dir + "/out/junit.xml");
+  const std::string junit((std::istreambuf_iterator<char>(in)), {});
+  INFO(junit);
+  CHECK_THAT(junit, Catch::Contains("<testsuite name=\"run\" tests=\"1\" failures=\"1\""));
+  CHECK_THAT(junit, Catch::Contains("<testcase classname=\"cuparity.run\" name=\"cell_error ["));
+  CHECK_THAT(junit, Catch::Contains("<failure type=\"cell_error\""));
+  // The totals count it: a CI reading only the top line sees the failure.
+  CHECK_THAT(junit, Catch::Contains("tests=\"2\" failures=\"1\""));
+}
