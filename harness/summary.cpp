@@ -59,6 +59,15 @@ std::string xml_escape(const std::string &s) {
   return out;
 }
 
+/// A testcase of a synthetic suite (equivalence, run) that consists of one failure.
+void failing_testcase(std::ostream &out, const std::string &classname, const std::string &name,
+                      const std::string &type, const std::string &message,
+                      const std::string &detail) {
+  out << "    <testcase classname=\"" << xml_escape(classname) << "\" name=\"" << xml_escape(name)
+      << "\">\n      <failure type=\"" << xml_escape(type) << "\" message=\"" << xml_escape(message)
+      << "\">" << xml_escape(detail) << "</failure>\n    </testcase>\n";
+}
+
 } // namespace
 
 int verdict_exit_code(const comparison &c, const run_facts &facts) {
@@ -196,10 +205,8 @@ void write_junit(const std::string &path, const matrix &m,
       std::string detail;
       for (const auto &[cell, v] : d.values)
         detail += cell + ": " + v.dump() + "\n";
-      suites << "    <testcase classname=\"cuparity.equivalence\" name=\""
-             << xml_escape(d.case_id + " " + d.key) << "\">\n      <failure type=\"divergence\" "
-             << "message=\"" << xml_escape(d.key + " differs in group " + d.group) << "\">"
-             << xml_escape(detail) << "</failure>\n    </testcase>\n";
+      failing_testcase(suites, "cuparity.equivalence", d.case_id + " " + d.key, "divergence",
+                       d.key + " differs in group " + d.group, detail);
     }
     suites << "  </testsuite>\n";
     total += c.divergences.size();
@@ -221,10 +228,8 @@ void write_junit(const std::string &path, const matrix &m,
         name += " [" + p->cell + "]";
       if (!p->case_id.empty())
         name += " " + p->case_id;
-      suites << "    <testcase classname=\"cuparity.run\" name=\"" << xml_escape(name)
-             << "\">\n      <failure type=\"" << xml_escape(p->kind) << "\" message=\""
-             << xml_escape(p->message.substr(0, 200)) << "\">" << xml_escape(p->message)
-             << "</failure>\n    </testcase>\n";
+      failing_testcase(suites, "cuparity.run", name, p->kind, p->message.substr(0, 200),
+                       p->message);
     }
     suites << "  </testsuite>\n";
     total += unattached.size();

@@ -81,11 +81,15 @@ std::string scratch(const std::string &name) {
   return dir.string();
 }
 
-nlohmann::json run_latency(const std::string &dir, const std::string &matrix_text) {
+/// Runs a latency matrix on the simulated driver (plus `env`); its console goes to `console`.
+nlohmann::json run_latency(const std::string &dir, const std::string &matrix_text,
+                           test::vars env = {}, std::string *console = nullptr) {
   std::ofstream(dir + "/m.toml") << matrix_text;
-  auto res = test::run_cuparity({"run", dir + "/m.toml", "--out", dir + "/out"},
-                                {{var::driver, CUPARITY_SIMDRIVER}});
+  env.try_emplace(var::driver, CUPARITY_SIMDRIVER);
+  auto res = test::run_cuparity({"run", dir + "/m.toml", "--out", dir + "/out"}, env);
   INFO(res.out << res.err);
+  if (console)
+    *console = res.out;
   REQUIRE(res.exited);
   std::ifstream in(dir + "/out/summary.json");
   REQUIRE(in);
@@ -209,8 +213,8 @@ TEST_CASE("batched launch probes report per call; the noise block reads against 
           "[latency-sim]") {
   // Every cuLaunchKernel of the simulated driver takes 100 us more: a launch probe that forgot to
   // divide its 64-launch batch would read 6.4 ms.
-  const std::string dir = scratch("noise");
-  std::ofstream(dir + "/m.toml") << R"(
+  std::string console;
+  auto s = run_latency(scratch("noise"), R"(
 [matrix]
 cases = ["binding.config.effective"]
 [axes]
@@ -221,13 +225,8 @@ rounds = 3
 max_rounds = 3
 min_time_s = 0.01
 target_cv = 0.000001
-)";
-  auto res = test::run_cuparity({"run", dir + "/m.toml", "--out", dir + "/out"},
-                                {{var::driver, CUPARITY_SIMDRIVER},
-                                 {"CUPARITY_SIM_FAULTS", "cuLaunchKernel:delay_ns=100000@any"}});
-  INFO(res.out << res.err);
-  REQUIRE(res.exited);
-  auto s = nlohmann::json::parse(std::ifstream(dir + "/out/summary.json"));
+)",
+                       {{"CUPARITY_SIM_FAULTS", "cuLaunchKernel:delay_ns=100000@any"}}, &console);
   const auto &lat = s["latency"];
   std::map<std::string, double> median;
   for (const auto &st : lat["stats"])
@@ -245,6 +244,6 @@ target_cv = 0.000001
   CHECK(noise["reference"]["rcv_max"].get<double>() >= 0);
   CHECK(noise["reference"]["cv_max"].get<double>() > 0);
   CHECK(noise["over_target"][0].contains("rcv"));
-  CHECK(res.out.find("noise: 2 of 2 probes spread beyond the") != std::string::npos);
-  CHECK(res.out.find("the driver-free host.cpu_reference spread up to") != std::string::npos);
+  CHECK(console.find("noise: 2 of 2 probes spread beyond the") != std::string::npos);
+  CHECK(console.find("the driver-free host.cpu_reference spread up to") != std::string::npos);
 }
