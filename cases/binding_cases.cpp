@@ -1,9 +1,9 @@
 // Suite `binding`: the effective configuration, the resolution audit, error shape, missing
 // functions and the driver path.
 #include "cases/support.hpp"
-#include "harness/binding_audit.hpp"
-#include "harness/case_registry.hpp"
-#include "harness/driver_error.hpp"
+#include "harness/driver/binding_audit.hpp"
+#include "harness/suite/case_registry.hpp"
+#include "harness/driver/driver_error.hpp"
 
 namespace cuparity::cases {
 namespace {

@@ -1,8 +1,8 @@
 // Suite `context`: init and device facts, primary context, create/push/pop/destroy, the current
 // context per thread, and many contexts without leaks.
 #include "cases/support.hpp"
-#include "harness/case_registry.hpp"
-#include "harness/driver_error.hpp"
+#include "harness/suite/case_registry.hpp"
+#include "harness/driver/driver_error.hpp"
 
 #include <cstring>
 #include <limits>

@@ -2,8 +2,8 @@
 // compilation linked by the driver (cuLink*, the seed's `link=[...]`) and by nvJitLink (LTO-IR),
 // unresolved symbols, and NUMBA_CUDA_INCLUDE_PATH.
 #include "cases/support.hpp"
-#include "harness/case_registry.hpp"
-#include "harness/nvrtc.hpp"
+#include "harness/suite/case_registry.hpp"
+#include "harness/toolchain/nvrtc.hpp"
 
 #include <cstring>
 #include <vector>

@@ -2,8 +2,8 @@
 // can be set side by side: reference/cuda_driver.md 1e). Each is one function written against a
 // call policy P (facade or direct pointer) and one registration line.
 #include "cases/kernels/kernel_images.hpp"
-#include "harness/nvrtc.hpp"
-#include "harness/probe_registry.hpp"
+#include "harness/toolchain/nvrtc.hpp"
+#include "harness/suite/probe_registry.hpp"
 
 #include <chrono>
 #include <cstdint>

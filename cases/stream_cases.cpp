@@ -4,7 +4,7 @@
 // Timing-based observations use a 50 ms spin against a 25 ms threshold (DESIGN.md "Cases"), so
 // they cannot flip on a noisy machine: a wait either covers the spin or it does not.
 #include "cases/support.hpp"
-#include "harness/case_registry.hpp"
+#include "harness/suite/case_registry.hpp"
 
 #include <atomic>
 #include <mutex>

@@ -1,5 +1,5 @@
 // RAII helpers for cases (see support.hpp).
-#include "support.hpp"
+#include "cases/support.hpp"
 
 #include "cases/kernels/kernel_images.hpp"
 

@@ -2,8 +2,8 @@
 // Destructors never throw: they use the unchecked (.raw) calls and ignore the result.
 #pragma once
 
-#include "harness/case_context.hpp"
-#include "harness/driver.hpp"
+#include "harness/suite/case_context.hpp"
+#include "harness/driver/driver.hpp"
 
 #include <cstdint>
 #include <initializer_list>

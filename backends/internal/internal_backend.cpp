@@ -1,5 +1,5 @@
 // Internal backend: each entry is the first exported symbol among Numba's probe candidates.
-#include "internal_backend.hpp"
+#include "backends/internal/internal_backend.hpp"
 
 namespace cuparity {
 namespace {

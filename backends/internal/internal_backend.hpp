@@ -1,9 +1,9 @@
 // The internal backend: dlopen of the driver and Numba's suffix probing per entry.
 #pragma once
 
-#include "harness/backend.hpp"
-#include "harness/driver_library.hpp"
-#include "probe_rules.hpp"
+#include "harness/driver/backend.hpp"
+#include "harness/driver/driver_library.hpp"
+#include "backends/internal/probe_rules.hpp"
 
 #include <memory>
 

@@ -1,5 +1,5 @@
 // Numba's _find_api suffix order and pins.
-#include "probe_rules.hpp"
+#include "backends/internal/probe_rules.hpp"
 
 #include <algorithm>
 

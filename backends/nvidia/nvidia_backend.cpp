@@ -6,9 +6,9 @@
 // chosen by CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM (reference/cuda_driver.md 1a-1c). Unlike
 // cuda-python it keeps cuGetProcAddress's result and symbolStatus (cuda-python ignores both): a
 // deliberate difference, so the binding map can say why an entry is missing.
-#include "harness/backend.hpp"
-#include "harness/cuda_api.hpp"
-#include "harness/driver_library.hpp"
+#include "harness/driver/backend.hpp"
+#include "harness/driver/cuda_api.hpp"
+#include "harness/driver/driver_library.hpp"
 
 #include <cstdio>
 #include <cstring>

@@ -4,15 +4,16 @@
 // Numba, and CUDA state does not survive a crash). Events go to --events-fd so nothing a driver
 // prints on stdout can corrupt them; each line is flushed before the next case starts, so a crash
 // loses nothing that finished.
-#include "commands.hpp"
-#include "harness/case_registry.hpp"
-#include "harness/case_runner.hpp"
-#include "harness/device_facts.hpp"
-#include "harness/event_stream.hpp"
-#include "harness/exit_codes.hpp"
-#include "harness/gpu_lock.hpp"
-#include "harness/json_records.hpp"
-#include "harness/session.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/suite/case_registry.hpp"
+#include "harness/suite/case_runner.hpp"
+#include "harness/driver/device_facts.hpp"
+#include "harness/protocol/event_stream.hpp"
+#include "harness/protocol/exit_codes.hpp"
+#include "harness/platform/gpu_lock.hpp"
+#include "harness/config/config_json.hpp"
+#include "harness/driver/driver_json.hpp"
+#include "harness/selection/session.hpp"
 
 #include <chrono>
 #include <cstdio>

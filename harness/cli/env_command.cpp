@@ -1,10 +1,11 @@
 // `cuparity env`: the effective configuration, driver, devices, binding map and audit.
-#include "commands.hpp"
-#include "harness/binding_audit.hpp"
-#include "harness/device_facts.hpp"
-#include "harness/exit_codes.hpp"
-#include "harness/json_records.hpp"
-#include "harness/session.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/driver/binding_audit.hpp"
+#include "harness/driver/device_facts.hpp"
+#include "harness/protocol/exit_codes.hpp"
+#include "harness/config/config_json.hpp"
+#include "harness/driver/driver_json.hpp"
+#include "harness/selection/session.hpp"
 
 #include <iostream>
 #include <memory>

@@ -1,8 +1,8 @@
 // cuparity's command line: subcommands, the global --driver option, exit codes.
-#include "commands.hpp"
-#include "harness/config.hpp"
-#include "harness/env_vars.hpp"
-#include "harness/exit_codes.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/config/config.hpp"
+#include "harness/config/env_vars.hpp"
+#include "harness/protocol/exit_codes.hpp"
 
 #include <cstdlib>
 #include <filesystem>

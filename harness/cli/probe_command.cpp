@@ -1,14 +1,15 @@
 // `cuparity probe`: runs the latency probes once in this process (one round of one cell) and
 // writes one JSON event per probe and series.
 #include "cases/kernels/kernel_images.hpp"
-#include "commands.hpp"
-#include "harness/config.hpp"
-#include "harness/device_facts.hpp"
-#include "harness/event_stream.hpp"
-#include "harness/exit_codes.hpp"
-#include "harness/json_records.hpp"
-#include "harness/probe_registry.hpp"
-#include "harness/session.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/config/config.hpp"
+#include "harness/driver/device_facts.hpp"
+#include "harness/protocol/event_stream.hpp"
+#include "harness/protocol/exit_codes.hpp"
+#include "harness/config/config_json.hpp"
+#include "harness/driver/driver_json.hpp"
+#include "harness/suite/probe_registry.hpp"
+#include "harness/selection/session.hpp"
 
 #include <algorithm>
 #include <benchmark/benchmark.h>

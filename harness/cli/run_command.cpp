@@ -1,7 +1,7 @@
 // `cuparity run MATRIX`: the main job; and `cuparity merge`: one verdict from several shards.
-#include "commands.hpp"
-#include "harness/exit_codes.hpp"
-#include "harness/runner.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/protocol/exit_codes.hpp"
+#include "harness/run/runner.hpp"
 
 #include <iostream>
 #include <memory>

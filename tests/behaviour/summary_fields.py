@@ -4,6 +4,7 @@
 Usage:
   summary_fields.py normalise SUMMARY --bin DIR --source DIR > FIXTURE
   summary_fields.py check SUMMARY FIXTURE --bin DIR --source DIR
+  summary_fields.py run MATRIX FIXTURE --bin DIR --source DIR --out DIR   (runs cuparity first)
 
 What a run cannot reproduce is removed before the comparison: provenance, clock times and
 durations. Paths of the build and source folders become {bin} and {source}, so a fixture made in
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import sys
 from typing import Any
 
@@ -37,7 +40,11 @@ def scrub(value: Any, paths: list[tuple[str, str]]) -> Any:
 def normalise(summary: dict, bin_dir: str, source_dir: str) -> dict:
     paths = sorted([(bin_dir.rstrip("/"), "{bin}"), (source_dir.rstrip("/"), "{source}")],
                    key=lambda p: -len(p[0]))
-    return scrub({k: v for k, v in summary.items() if k not in VOLATILE_TOP}, paths)
+    kept = {k: v for k, v in summary.items() if k not in VOLATILE_TOP}
+    if isinstance(kept.get("matrix"), dict) and "path" in kept["matrix"]:
+        # The path as the user typed it (relative or absolute): only its file name is behaviour.
+        kept["matrix"] = dict(kept["matrix"], path=os.path.basename(kept["matrix"]["path"]))
+    return scrub(kept, paths)
 
 
 def differences(a: Any, b: Any, where: str = "$") -> list[str]:
@@ -61,12 +68,21 @@ def differences(a: Any, b: Any, where: str = "$") -> list[str]:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("mode", choices=["normalise", "check"])
-    p.add_argument("summary")
+    p.add_argument("mode", choices=["normalise", "check", "run"])
+    p.add_argument("summary", help="summary.json (run: the matrix to run)")
     p.add_argument("fixture", nargs="?")
     p.add_argument("--bin", required=True)
     p.add_argument("--source", required=True)
+    p.add_argument("--out", help="run: the output folder (replaced)")
     a = p.parse_args()
+    if a.mode == "run":
+        if not a.out:
+            p.error("run needs --out")
+        cmd = [os.path.join(a.bin, "cuparity"), "--driver", "sim", "run", a.summary, "-j", "2",
+               "--force", "--out", a.out]
+        rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, timeout=600).returncode
+        print(f"{' '.join(cmd)}: exit {rc}")
+        a.summary = os.path.join(a.out, "summary.json")
     with open(a.summary, encoding="utf-8") as f:
         run = normalise(json.load(f), a.bin, a.source)
     if a.mode == "normalise":

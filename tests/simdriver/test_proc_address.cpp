@@ -19,10 +19,10 @@ struct entry {
 };
 
 // The harness's entry table, when this checkout has it: every entry must resolve.
-#if __has_include("../../harness/entries.inl")
+#if __has_include("../../harness/driver/entries.inl")
 #define CUPARITY_ENTRY(base, abi, params) {#base, abi},
 const entry table_entries[] = {
-#include "../../harness/entries.inl"
+#include "../../harness/driver/entries.inl"
 };
 #undef CUPARITY_ENTRY
 struct per_thread {
@@ -31,7 +31,7 @@ struct per_thread {
 };
 #define CUPARITY_PER_THREAD(base, version, suffix) {#base, version},
 const per_thread per_thread_entries[] = {
-#include "../../harness/per_thread_entries.inl"
+#include "../../harness/driver/per_thread_entries.inl"
 };
 #undef CUPARITY_PER_THREAD
 const std::vector<entry> harness_entries = [] {
@@ -133,7 +133,7 @@ TEST_CASE("binding audit: internal probing and cuGetProcAddress agree on every e
       INFO(e.base << " abi " << e.abi << (ptds ? " ptds" : " legacy"));
       void *internal = probe_internal(e.base, ptds);
       // In PTDS mode a per-thread entry is asked for at its per-thread version, as the harness
-      // does (harness/per_thread_entries.inl).
+      // does (harness/driver/per_thread_entries.inl).
       const int version = ptds && e.per_thread_version > e.abi ? e.per_thread_version : e.abi;
       void *nvidia = proc(e.base, version, ptds ? ptds_flag : legacy_flag);
       REQUIRE(internal != nullptr);

@@ -1,5 +1,5 @@
 // Reading the binding variables: defaults, garbage, "0", NUMBA_CUDA_DRIVER validation.
-#include "harness/config.hpp"
+#include "harness/config/config.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
 // The entry table covers Numba's prototype table and carries the ABI versions probing lands on.
-#include "harness/entry.hpp"
+#include "harness/driver/entry.hpp"
 
 #include <catch2/catch.hpp>
 #include <set>

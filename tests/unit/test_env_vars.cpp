@@ -1,5 +1,5 @@
 // Numba's _readenv semantics for integer variables.
-#include "harness/env_vars.hpp"
+#include "harness/config/env_vars.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>

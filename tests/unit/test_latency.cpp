@@ -1,6 +1,6 @@
 // Latency statistics and the latency phase: A/A reads same or ambiguous, a 10 % delay on one
 // resolution path reads slower with significance.
-#include "harness/latency_stats.hpp"
+#include "harness/latency/latency_stats.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>

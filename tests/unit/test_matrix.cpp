@@ -1,5 +1,5 @@
 // Matrix files: expansion (axes, exclude, include), expectations, and errors with line:column.
-#include "harness/matrix.hpp"
+#include "harness/matrix/matrix.hpp"
 
 #include <catch2/catch.hpp>
 #include <filesystem>

@@ -1,8 +1,8 @@
 // `cuparity run` end to end on the simulated driver: environment cleaning, crashes and hangs in
 // the middle of a cell, SIGKILL + --resume, shards + merge, injected faults, baselines, bad input.
-#include "harness/gpu_lock.hpp"
-#include "harness/results.hpp"
-#include "harness/subprocess.hpp"
+#include "harness/platform/gpu_lock.hpp"
+#include "harness/protocol/results.hpp"
+#include "harness/platform/subprocess.hpp"
 #include "test_support.hpp"
 
 #include <atomic>

@@ -1,8 +1,8 @@
 // Shared helpers for the tests: injected environments and settings for the simulated driver.
 #pragma once
 
-#include "harness/config.hpp"
-#include "harness/subprocess.hpp"
+#include "harness/config/config.hpp"
+#include "harness/platform/subprocess.hpp"
 
 #include <map>
 #include <string>

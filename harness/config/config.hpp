@@ -1,0 +1,51 @@
+// Settings read from the environment, and the effective configuration a process decided on.
+#pragma once
+
+#include "harness/config/env_vars.hpp"
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cuparity {
+
+/// Bad input in a variable or flag (exit code 2): names the variable and its value.
+class config_error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// What the environment asks for, before anything is loaded.
+struct settings {
+  bool use_nvidia_binding = false; ///< NUMBA_CUDA_USE_NVIDIA_BINDING (read once, at start)
+  bool numba_ptds = false;         ///< NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM
+  bool cuda_python_ptds = false;   ///< CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM
+  std::string driver_path;         ///< absolute NUMBA_CUDA_DRIVER, "" = system search
+  std::string include_path = "/usr/local/cuda/include"; ///< NUMBA_CUDA_INCLUDE_PATH
+  std::string nvidia_backend_path; ///< CUPARITY_NVIDIA_BACKEND or next to the executable
+  std::map<std::string, std::string> variables; ///< the binding variables as set (unset absent)
+  std::vector<std::string> warnings;            ///< parse warnings, in reading order
+};
+
+/// Reads the binding variables. `exe_dir` locates the default nvidia backend library.
+/// Throws config_error when NUMBA_CUDA_DRIVER is set but names no file, or is "0" (Numba's way
+/// of forcing "driver not found").
+[[nodiscard]] settings read_settings(const env_lookup &env, const std::string &exe_dir);
+
+/// What the process actually decided (DESIGN.md's effective-behaviour table).
+struct effective_config {
+  settings requested;
+  std::string binding;                    ///< "internal" or "nvidia": the backend in use
+  bool fallback = false;                  ///< nvidia was asked for but could not be used
+  std::string fallback_reason;            ///< why, naming the path or symbol concerned
+  bool per_thread_default_stream = false; ///< what stream 0 means for the bound symbols
+  std::vector<std::string> warnings;      ///< parse, misuse and fallback warnings
+  std::string driver_path;                ///< the library opened (resolved file)
+  bool simulated = false;                 ///< the driver is cuparity's simulated driver
+};
+
+/// Directory of the running executable (for files installed next to it).
+[[nodiscard]] std::string executable_dir();
+
+} // namespace cuparity

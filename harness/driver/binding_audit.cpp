@@ -1,0 +1,46 @@
+// binding.resolve.audit's engine: bound address vs cuGetProcAddress_v2's answer, per entry.
+#include "harness/driver/binding_audit.hpp"
+
+#include "harness/driver/driver_library.hpp"
+
+namespace cuparity {
+
+audit_report audit_bindings(driver &d) {
+  audit_report report;
+  d.resolve_all();
+  auto *gpa = reinterpret_cast<PFN_cuGetProcAddress_v12000>(d.address(entry_id::cuGetProcAddress));
+  if (!gpa) {
+    report.supported = false;
+    report.not_supported_reason = "the driver does not export cuGetProcAddress_v2";
+    return report;
+  }
+  const bool ptds = d.get_backend().per_thread_default_stream();
+  const cuuint64_t flag =
+      ptds ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : CU_GET_PROC_ADDRESS_LEGACY_STREAM;
+  report.flag = ptds ? "PER_THREAD_DEFAULT_STREAM" : "LEGACY_STREAM";
+  for (const auto &b : d.binding_map()) {
+    audit_row row;
+    row.entry = b.entry;
+    row.abi_version = b.abi_version;
+    row.bound = b.address;
+    row.bound_symbol = b.symbol;
+    void *expected = nullptr;
+    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    // In PTDS mode a per-thread entry is asked for at the version its _ptds/_ptsz variant has
+    // (per_thread_entries.inl); the backends bind the same way.
+    const int version = info(*find_entry(b.entry)).query_version(ptds);
+    row.query_result = gpa(b.entry.c_str(), &expected, version, flag, &status);
+    row.symbol_status = static_cast<int>(status);
+    row.expected = expected;
+    row.expected_symbol = symbol_at(expected);
+    // The nvidia backend binds cuGetProcAddress_v2 itself through dlsym; asking the driver for
+    // "cuGetProcAddress" answers with the same function, so the rule holds for it too.
+    row.match = row.bound == row.expected;
+    if (!row.match)
+      ++report.mismatches;
+    report.rows.push_back(std::move(row));
+  }
+  return report;
+}
+
+} // namespace cuparity

@@ -1,0 +1,153 @@
+// The Driver facade: the only way cases reach the driver, identical for both backends.
+#pragma once
+
+#include "harness/driver/backend.hpp"
+#include "harness/driver/cuda_api.hpp"
+#include "harness/driver/driver_error.hpp"
+#include "harness/driver/entry.hpp"
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <source_location>
+#include <string>
+#include <vector>
+
+namespace cuparity {
+
+class driver;
+
+/// One resolved entry, as recorded in results (the binding map).
+struct binding {
+  std::string entry;    ///< base name
+  int abi_version = 0;  ///< ABI requested / intended
+  std::string symbol;   ///< what the backend bound (probed name or dladdr of the pointer)
+  std::string exported; ///< dladdr's name for the address ("" when it is not an exported symbol)
+  const void *address = nullptr;
+  int query_result = -1;  ///< nvidia: cuGetProcAddress_v2 result
+  int symbol_status = -1; ///< nvidia: symbolStatus
+  bool missing = false;
+  std::string missing_reason;
+};
+
+namespace detail {
+
+// One callable member per entry. Its operator() has the entry's exact C parameter types (so
+// arguments convert as in a direct call) plus a defaulted source_location that records the call
+// site without a macro.
+template <entry_id Id, class Pfn> class entry_fn;
+
+template <entry_id Id, class... Args> class entry_fn<Id, CUresult(CUDAAPI *)(Args...)> {
+public:
+  using pointer = CUresult(CUDAAPI *)(Args...);
+  explicit entry_fn(driver &d) noexcept : m_driver(d) {}
+
+  /// Checked call: throws driver_error for any result but CUDA_SUCCESS, or a missing function.
+  void operator()(Args... args, std::source_location site = std::source_location::current()) const;
+
+  /// Unchecked call: returns the driver's result. Still throws driver_error when the driver
+  /// does not provide the function (there is no result to return then).
+  [[nodiscard]] CUresult raw(Args... args,
+                             std::source_location site = std::source_location::current()) const;
+
+  /// The resolved pointer (resolving on first use); throws driver_error if missing.
+  [[nodiscard]] pointer get(std::source_location site = std::source_location::current()) const;
+
+private:
+  driver &m_driver;
+};
+
+} // namespace detail
+
+class driver {
+public:
+  explicit driver(std::unique_ptr<backend> b);
+  ~driver();
+  driver(const driver &) = delete;
+  driver &operator=(const driver &) = delete;
+
+#define CUPARITY_ENTRY(name, abi, params)                                                          \
+  detail::entry_fn<entry_id::name, PFN_##name##_v##abi> name{*this};
+#include "harness/driver/entries.inl"
+#undef CUPARITY_ENTRY
+
+  [[nodiscard]] const class backend &get_backend() const noexcept {
+    return *m_backend;
+  }
+  [[nodiscard]] std::string_view backend_name() const noexcept {
+    return m_backend->name();
+  }
+
+  /// The pointer for an entry, resolving it on first use (once, thread-safe); nullptr if missing.
+  [[nodiscard]] void *address(entry_id id) {
+    auto &s = m_slots[static_cast<std::size_t>(id)];
+    if (void *p = s.address.load(std::memory_order_acquire)) [[likely]]
+      return p;
+    return resolve_slow(id);
+  }
+
+  /// Resolves every entry now (for the binding map and the audit); returns how many are missing.
+  std::size_t resolve_all();
+
+  /// Asks the backend about a function that need not be in the table, without caching it (for
+  /// cases that check how a backend reports a name the driver lacks).
+  [[nodiscard]] resolution probe(const entry_info &e) {
+    return m_backend->resolve(e);
+  }
+
+  /// The entries resolved so far, in table order.
+  [[nodiscard]] std::vector<binding> binding_map() const;
+
+  /// cuGetErrorName through this backend; a readable stand-in if the driver cannot name it.
+  [[nodiscard]] std::string error_name(CUresult code) noexcept;
+
+  /// How many times the backend was asked to resolve (tests prove lazy, once-only resolution).
+  [[nodiscard]] std::size_t resolve_count() const noexcept {
+    return m_resolve_count.load();
+  }
+
+  [[noreturn]] void throw_missing(entry_id id, const std::source_location &site);
+  [[noreturn]] void throw_result(entry_id id, CUresult code, const std::source_location &site);
+
+private:
+  struct slot {
+    std::atomic<void *> address{nullptr};
+    std::once_flag once;
+    std::atomic<bool> done{false};
+    resolution result;
+  };
+
+  void *resolve_slow(entry_id id);
+
+  std::unique_ptr<class backend> m_backend;
+  std::array<slot, entry_count> m_slots;
+  std::atomic<std::size_t> m_resolve_count{0};
+};
+
+namespace detail {
+
+template <entry_id Id, class... Args>
+auto entry_fn<Id, CUresult(CUDAAPI *)(Args...)>::get(std::source_location site) const -> pointer {
+  void *p = m_driver.address(Id);
+  if (!p) [[unlikely]]
+    m_driver.throw_missing(Id, site);
+  return reinterpret_cast<pointer>(p);
+}
+
+template <entry_id Id, class... Args>
+CUresult entry_fn<Id, CUresult(CUDAAPI *)(Args...)>::raw(Args... args,
+                                                         std::source_location site) const {
+  return get(site)(args...);
+}
+
+template <entry_id Id, class... Args>
+void entry_fn<Id, CUresult(CUDAAPI *)(Args...)>::operator()(Args... args,
+                                                            std::source_location site) const {
+  CUresult r = get(site)(args...);
+  if (r != CUDA_SUCCESS) [[unlikely]]
+    m_driver.throw_result(Id, r, site);
+}
+
+} // namespace detail
+} // namespace cuparity

@@ -1,0 +1,35 @@
+// Formats driver_error messages: `cuMemAlloc (cuMemAlloc_v2) -> CUDA_ERROR_OUT_OF_MEMORY (2)
+// [internal]`.
+#include "harness/driver/driver_error.hpp"
+
+#include <filesystem>
+
+namespace cuparity {
+namespace {
+
+std::string site_text(const std::source_location &site) {
+  if (site.line() == 0)
+    return {};
+  return " at " + std::filesystem::path(site.file_name()).filename().string() + ":" +
+         std::to_string(site.line());
+}
+
+std::string format(const driver_error::details &d) {
+  std::string s = d.entry;
+  if (!d.symbol.empty() && d.symbol != d.entry)
+    s += " (" + d.symbol + ")";
+  if (d.missing_function)
+    s += ": the driver does not provide this function";
+  else
+    s += " -> " + d.code_name + " (" + std::to_string(static_cast<int>(d.code)) + ")";
+  s += " [" + d.backend + "]" + site_text(d.site);
+  if (!d.detail.empty())
+    s += ": " + d.detail;
+  return s;
+}
+
+} // namespace
+
+driver_error::driver_error(details d) : std::runtime_error(format(d)), m_details(std::move(d)) {}
+
+} // namespace cuparity

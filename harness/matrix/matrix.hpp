@@ -1,0 +1,111 @@
+// Matrices: environment axes, include/exclude rules and expectations, read from TOML.
+#pragma once
+
+#include "harness/protocol/outcome.hpp"
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cuparity {
+
+/// An error in a matrix file: what() is "file:line:column: message".
+class matrix_error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Where something was written, for messages.
+struct source_position {
+  std::string file;
+  int line = 0, column = 0;
+  [[nodiscard]] std::string text() const;
+};
+
+/// A variable's value in a cell: std::nullopt means "removed from the environment".
+using env_value = std::optional<std::string>;
+using cell_env = std::map<std::string, env_value>;
+
+/// Outcomes allowed for some cases in some cells (a known failure, with its reason and link).
+struct allowance {
+  std::vector<std::string> cases; ///< globs or suites
+  std::vector<outcome> outcomes;  ///< the outcomes tolerated
+  std::string reason;
+  std::string link;
+  source_position where;
+};
+
+/// What the matrix says about the cells a rule matches.
+struct expectation {
+  cell_env when;                      ///< partial match on the cell's variables
+  std::optional<std::string> label;   ///< or on its label
+  std::optional<std::string> binding; ///< internal / nvidia
+  std::optional<std::string> stream0; ///< legacy / per-thread
+  std::optional<bool> fallback;
+  std::vector<std::string> warnings; ///< substrings that must each appear in some warning
+  std::optional<std::size_t> warning_count;
+  std::vector<allowance> allow;
+  source_position where;
+};
+
+struct cell {
+  std::string id;    ///< label, or the variables in short form: "nv=1,numba_ptds=0,cp_ptds=-"
+  std::string label; ///< from an include, may be empty
+  cell_env env;      ///< every matrix-controlled variable: a value or std::nullopt (unset)
+  std::vector<const expectation *> expectations;
+};
+
+struct latency_settings {
+  bool enabled = false;
+  std::vector<std::string> probes; ///< globs; empty = all
+  int rounds = 5;
+  double min_time_s = 0.05;
+  double target_cv = 0.03;
+  int max_rounds = 15;
+  double regression_threshold = 0.05; ///< slower by more than this fraction is a regression
+  double floor_ns = 20;               ///< differences below this are ignored
+  bool fail_on_regression = false;
+  std::map<std::string, double> thresholds; ///< per probe override
+  /// "per_round": a fresh probe process per cell per round; "persistent": one process per cell
+  /// for the whole phase, rounds sent to it (process-to-process spread stays out of the samples).
+  bool persistent = false;
+};
+
+struct matrix {
+  std::string path;
+  std::string name;
+  std::string description;
+  std::vector<std::string> cases{"*"};
+  std::vector<std::string> exclude_cases;
+  /// Per-case watchdog for every case; unset = each case's own timeout.
+  std::optional<std::chrono::milliseconds> case_timeout;
+  std::optional<std::string> baseline; ///< resolved path
+  std::vector<std::string> variables;  ///< matrix-controlled variables, axis order first
+  std::vector<std::string> axes;       ///< axis variables, in file order
+  std::vector<cell> cells;
+  std::vector<expectation> expectations; ///< stable storage; cells point into it
+  latency_settings latency;
+
+  matrix() = default;
+  matrix(const matrix &) = delete; // cells hold pointers into `expectations`
+  matrix &operator=(const matrix &) = delete;
+  matrix(matrix &&) = default;
+};
+
+/// Reads and expands a matrix. `known_case` tells whether a glob names any registered case (an
+/// expectation naming nothing is an error). Placeholders in values: {bin} = the executable's
+/// directory, {matrix_dir} = the matrix file's directory. Throws matrix_error.
+[[nodiscard]] matrix load_matrix(const std::string &path,
+                                 const std::function<bool(const std::string &)> &known_case);
+
+/// Short names of the seed's variables used in cell ids.
+[[nodiscard]] std::string short_variable_name(const std::string &var);
+
+/// Whether the partial `when` matches `env` (every key equal; an unset value matches unset).
+[[nodiscard]] bool env_matches(const cell_env &when, const cell_env &env);
+
+} // namespace cuparity

@@ -1,0 +1,103 @@
+// Backend selection: the seed's effective-behaviour table, fallback and misuse warnings.
+#include "harness/selection/session.hpp"
+
+#include "backends/internal/internal_backend.hpp"
+
+#include <dlfcn.h>
+
+namespace cuparity {
+namespace {
+
+struct nvidia_attempt {
+  std::unique_ptr<class backend> made;
+  std::unique_ptr<plugin_library> plugin;
+  std::string failure; ///< why it cannot be used (empty on success)
+};
+
+nvidia_attempt try_nvidia(const settings &s) {
+  nvidia_attempt a;
+  void *h = dlopen(s.nvidia_backend_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char *why = dlerror();
+    a.failure = "the nvidia backend library " + s.nvidia_backend_path + " cannot be loaded (" +
+                (why ? why : "unknown dlopen error") + "; its path comes from " +
+                var::nvidia_backend + " or defaults to the executable's directory)";
+    return a;
+  }
+  a.plugin = std::make_unique<plugin_library>(h);
+  auto create = reinterpret_cast<nvidia_backend_create_fn>(dlsym(h, nvidia_backend_factory));
+  if (!create) {
+    a.failure = "the nvidia backend library " + s.nvidia_backend_path + " has no " +
+                nvidia_backend_factory + " (not a cuparity backend library?)";
+    return a;
+  }
+  nvidia_backend_request req;
+  req.driver_path = s.driver_path.c_str();
+  req.per_thread_default_stream = s.cuda_python_ptds;
+  backend *made = nullptr;
+  char error[1024] = {};
+  int rc = create(&req, &made, error, sizeof error);
+  if (rc == 2) // the driver itself cannot be opened: no binding could work, so no fallback
+    throw driver_load_error(error);
+  if (rc != 0 || !made) {
+    a.failure = error[0] ? error : "the nvidia backend refused to start";
+    return a;
+  }
+  a.made.reset(made);
+  return a;
+}
+
+} // namespace
+
+plugin_library::~plugin_library() {
+  dlclose(m_handle);
+}
+
+session::~session() {
+  m_driver.reset();
+  m_plugin.reset();
+}
+
+std::unique_ptr<session> session::open(const settings &s, const session_options &options) {
+  std::unique_ptr<session> out(new session());
+  effective_config &c = out->m_config;
+  c.requested = s;
+  c.warnings = s.warnings;
+
+  // Our own handle on the driver: provenance (resolved path) and the simulated-driver marker.
+  out->m_library = driver_library::open(s.driver_path);
+  c.driver_path = out->m_library->resolved_path();
+  c.simulated = out->m_library->symbol("cuparity_simulated_driver") != nullptr;
+
+  std::unique_ptr<backend> chosen;
+  if (s.use_nvidia_binding) {
+    auto attempt = try_nvidia(s);
+    if (attempt.made) {
+      chosen = std::move(attempt.made);
+      out->m_plugin = std::move(attempt.plugin);
+      if (s.numba_ptds)
+        c.warnings.push_back(std::string(var::numba_ptds) +
+                             "=1 has no effect with the nvidia binding, which handles the "
+                             "per-thread default stream itself: set " +
+                             var::cuda_python_ptds + "=1 instead");
+    } else {
+      c.fallback = true;
+      c.fallback_reason = attempt.failure;
+      c.warnings.push_back(std::string(var::use_nvidia_binding) +
+                           "=1 asks for the nvidia binding, but it cannot be used: " +
+                           attempt.failure + ". Falling back to the internal binding.");
+    }
+  }
+  if (!chosen) {
+    probe_rules rules = probe_rules::numba();
+    if (options.disable_pins)
+      rules.pinned.clear();
+    chosen = make_internal_backend(out->m_library, s.numba_ptds, std::move(rules));
+  }
+  c.binding = std::string(chosen->name());
+  c.per_thread_default_stream = chosen->per_thread_default_stream();
+  out->m_driver = std::make_unique<driver>(std::move(chosen));
+  return out;
+}
+
+} // namespace cuparity

@@ -1,0 +1,68 @@
+// case_context: observations, expectations and helper processes for cases.
+#include "harness/suite/case_context.hpp"
+
+#include "harness/suite/case_registry.hpp"
+
+#include <filesystem>
+
+namespace cuparity {
+
+case_context::case_context(driver &d, const effective_config &config, const case_def &def)
+    : m_driver(d), m_config(config), m_def(def) {}
+
+void case_context::observe(const std::string &key, nlohmann::json value) {
+  if (m_observations.contains(key))
+    fail("observation '" + key + "' recorded twice");
+  m_observations[key] = std::move(value);
+}
+
+static std::string where(const std::source_location &site) {
+  return std::filesystem::path(site.file_name()).filename().string() + ":" +
+         std::to_string(site.line());
+}
+
+void case_context::expect(bool condition, const std::string &message, std::source_location site) {
+  if (!condition)
+    throw case_failed(message + " [" + where(site) + "]");
+}
+
+void case_context::fail(const std::string &message, std::source_location site) {
+  throw case_failed(message + " [" + where(site) + "]");
+}
+
+void case_context::not_supported(const std::string &reason) {
+  throw case_not_supported(reason);
+}
+
+void case_context::not_supported_on_simulator(const std::string &reason) {
+  if (simulated())
+    throw case_not_supported("simulated driver: " + reason);
+}
+
+process_result case_context::spawn_helper(const std::string &name,
+                                          const std::vector<std::string> &args,
+                                          std::chrono::milliseconds timeout) {
+  std::vector<std::string> all{"helper", name};
+  all.insert(all.end(), args.begin(), args.end());
+  return spawn_self(all, {}, timeout);
+}
+
+process_result
+case_context::spawn_self(const std::vector<std::string> &args,
+                         const std::map<std::string, std::optional<std::string>> &changes,
+                         std::chrono::milliseconds timeout) {
+  process_spec spec;
+  spec.argv = {std::filesystem::read_symlink("/proc/self/exe").string()};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.env = current_environment();
+  for (const auto &[k, v] : changes) {
+    if (v)
+      spec.env[k] = *v;
+    else
+      spec.env.erase(k);
+  }
+  spec.timeout = timeout;
+  return run_process(spec);
+}
+
+} // namespace cuparity

@@ -1,0 +1,81 @@
+// What a case sees: the Driver facade, observations, expectations, not_supported, helpers.
+#pragma once
+
+#include "harness/config/config.hpp"
+#include "harness/driver/driver.hpp"
+#include "harness/platform/subprocess.hpp"
+
+#include <chrono>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <source_location>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cuparity {
+
+struct case_def;
+
+/// Thrown by case_context::fail / expect: the case failed with this message.
+class case_failed : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Thrown by case_context::not_supported: the configuration cannot run this case.
+class case_not_supported : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+class case_context {
+public:
+  case_context(driver &d, const effective_config &config, const case_def &def);
+
+  [[nodiscard]] driver &drv() noexcept { return m_driver; }
+  [[nodiscard]] const effective_config &config() const noexcept { return m_config; }
+  [[nodiscard]] const case_def &definition() const noexcept { return m_def; }
+  [[nodiscard]] bool simulated() const noexcept { return m_config.simulated; }
+
+  /// Records a value the runner compares across the cells of a semantic group. Keys are unique
+  /// per case; values must be deterministic (no addresses, no raw timings).
+  void observe(const std::string &key, nlohmann::json value);
+  [[nodiscard]] const nlohmann::json &observations() const noexcept { return m_observations; }
+
+  /// Fails the case with `message` (and the call site) when `condition` is false.
+  void expect(bool condition, const std::string &message,
+              std::source_location site = std::source_location::current());
+  [[noreturn]] void fail(const std::string &message,
+                         std::source_location site = std::source_location::current());
+  [[noreturn]] void not_supported(const std::string &reason);
+  /// not_supported only on the simulated driver: for what the CPU model cannot show.
+  void not_supported_on_simulator(const std::string &reason);
+
+  /// Runs `cuparity helper <name> <args...>` (fork+exec of this same binary, never a bare fork)
+  /// with this process's environment; used by cases that need a second process (IPC).
+  [[nodiscard]] process_result spawn_helper(const std::string &name,
+                                            const std::vector<std::string> &args,
+                                            std::chrono::milliseconds timeout);
+
+  /// Runs this binary with `args` under this process's environment changed by `changes` (a value
+  /// of std::nullopt removes the variable): for cases about start-up behaviour.
+  [[nodiscard]] process_result
+  spawn_self(const std::vector<std::string> &args,
+             const std::map<std::string, std::optional<std::string>> &changes,
+             std::chrono::milliseconds timeout);
+
+  /// Set when a sticky error poisoned the CUDA context: the runner restarts the process.
+  void mark_poisoned() noexcept { m_poisoned = true; }
+  [[nodiscard]] bool poisoned() const noexcept { return m_poisoned; }
+
+private:
+  driver &m_driver;
+  const effective_config &m_config;
+  const case_def &m_def;
+  nlohmann::json m_observations = nlohmann::json::object();
+  bool m_poisoned = false;
+};
+
+} // namespace cuparity

@@ -1,0 +1,64 @@
+// Case registration, id validation and glob selection.
+#include "harness/suite/case_registry.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fnmatch.h>
+#include <regex>
+
+namespace cuparity {
+
+const std::vector<std::string> &known_suites() {
+  static const std::vector<std::string> s{"binding", "context", "alloc", "launch",
+                                          "stream",  "ipc",     "nvrtc"};
+  return s;
+}
+
+case_registry &case_registry::instance() {
+  static case_registry r;
+  return r;
+}
+
+case_def &case_registry::add(case_def def) {
+  static const std::regex id_form("[a-z0-9_]+\\.[a-z0-9_]+\\.[a-z0-9_]+");
+  const auto &suites = known_suites();
+  if (!std::regex_match(def.id, id_form) ||
+      std::find(suites.begin(), suites.end(), def.suite()) == suites.end()) {
+    std::fprintf(stderr, "cuparity: case id '%s' is not suite.group.name with a known suite\n",
+                 def.id.c_str());
+    std::abort();
+  }
+  if (find(def.id)) {
+    std::fprintf(stderr, "cuparity: case '%s' is registered twice\n", def.id.c_str());
+    std::abort();
+  }
+  m_cases.push_back(std::move(def));
+  return m_cases.back();
+}
+
+const case_def *case_registry::find(const std::string &id) const noexcept {
+  for (const auto &c : m_cases)
+    if (c.id == id)
+      return &c;
+  return nullptr;
+}
+
+std::vector<const case_def *>
+case_registry::select(const std::vector<std::string> &patterns,
+                      const std::vector<std::string> &excludes) const {
+  std::vector<const case_def *> out;
+  for (const auto &c : m_cases) {
+    bool in = patterns.empty();
+    for (const auto &p : patterns)
+      in = in || case_matches(c.id, p);
+    for (const auto &x : excludes)
+      in = in && !case_matches(c.id, x);
+    if (in)
+      out.push_back(&c);
+  }
+  std::sort(out.begin(), out.end(), [](auto *a, auto *b) { return a->id < b->id; });
+  return out;
+}
+
+} // namespace cuparity

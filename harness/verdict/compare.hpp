@@ -1,0 +1,58 @@
+// Functional comparison: semantic groups, equivalence inside each, expectations, baselines.
+#pragma once
+
+#include "harness/verdict/baseline.hpp"
+#include "harness/matrix/matrix.hpp"
+
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace cuparity {
+
+/// One observation (or the outcome, key "outcome") that differs inside a semantic group.
+struct divergence {
+  std::string group;
+  std::string case_id;
+  std::string key;
+  std::map<std::string, nlohmann::json> values; ///< cell -> value (null when absent)
+};
+
+/// Anything that makes the run fail, other than a divergence.
+struct problem {
+  std::string kind; ///< failure, unexpected_pass, stale_expectation, expectation, cell_error
+  std::string cell;
+  std::string case_id;
+  std::string message;
+};
+
+struct comparison {
+  std::map<std::string, std::vector<std::string>> groups; ///< group key -> cell ids
+  std::map<std::string, std::string> cell_group;
+  std::vector<divergence> divergences;
+  std::vector<problem> problems;
+  std::map<std::string, std::size_t> outcome_counts; ///< over every recorded case
+  std::size_t allowed = 0;                           ///< non-passes accepted by an expectation
+  std::size_t results = 0;
+  bool environment_problem = false; ///< no cell could open the driver
+};
+
+/// The semantic-group key of an effective config: what decides behaviour (null-stream mode,
+/// driver under test, NVRTC include path); binding, fallback and warnings are not part of it.
+[[nodiscard]] std::string semantic_key(const nlohmann::json &config);
+
+/// Observations of these cases describe the configuration itself: checked against the matrix's
+/// expectations, not compared inside a group.
+[[nodiscard]] bool is_configuration_case(const std::string &case_id);
+
+/// Compares the records of a run (latest record per cell and per (cell, case) wins).
+/// `known_case` says whether a case id exists in this build (a baseline line naming another is
+/// stale); the verdict reads records alone and never the case registry.
+[[nodiscard]] comparison compare_results(const matrix &m,
+                                         const std::vector<nlohmann::json> &records,
+                                         const std::vector<baseline_entry> &baseline,
+                                         const std::function<bool(const std::string &)> &known_case);
+
+} // namespace cuparity
