@@ -146,3 +146,15 @@ def test_noise_paragraph_names_probes_and_the_reference(tmp_path: Path) -> None:
     para = para[:para.index("</p>")]
     assert "1 of " in para and "(launch.empty_kernel)" in para and "3% robust-CV target" in para
     assert "host.cpu_reference spread up to 6.5%" in para
+
+
+def test_every_template_escapes_and_the_css_is_inert() -> None:
+    """The page is only as safe as its templates: each .html one autoescapes; the inlined CSS cannot close
+    its <style> element."""
+    from cuparity_reports.templating import environment, stylesheet
+
+    env = environment()
+    names = env.list_templates(extensions=["html"])
+    assert {"dashboard.html", "grid.html", "details.html"} <= set(names)
+    assert all(env.autoescape(n) for n in names)
+    assert "</" not in stylesheet() and "--pass:" in stylesheet()

@@ -1,0 +1,65 @@
+"""The package installs with pip (no index, no build isolation) and its console script runs from there."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, REPORTS
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A --target install of a copy of reports/ (setuptools builds in the tree it is given)."""
+    root = tmp_path_factory.mktemp("install")
+    src = root / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPORTS / name, src / name)
+    shutil.copytree(REPORTS / "cuparity_reports", src / "cuparity_reports",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    target = root / "site"
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index",
+                        "--disable-pip-version-check", "--root-user-action=ignore", "--quiet",
+                        "--target", str(target), str(src)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return target
+
+
+def run_installed(target: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Runs the installed console script; only the install directory is on PYTHONPATH."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(target)
+    return subprocess.run([str(target / "bin" / "cuparity-report"), *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_console_script_compare_json(installed: Path, tmp_path: Path) -> None:
+    r = run_installed(installed, "compare", str(FIXTURES / "cmp-a"), str(FIXTURES / "cmp-b"), "--json", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    data = json.loads(r.stdout)
+    assert data["regressed"] is True and data["counts"]["regression"] == 2
+    back = run_installed(installed, "compare", str(FIXTURES / "cmp-b"), str(FIXTURES / "cmp-a"), "--json", cwd=tmp_path)
+    assert back.returncode == 0 and json.loads(back.stdout)["counts"]["fix"] == 2
+    bad = run_installed(installed, "compare", "nope-a", "nope-b", cwd=tmp_path)
+    assert bad.returncode == 2 and "nope-a" in bad.stderr
+
+
+def test_installed_copy_is_used_and_carries_its_templates(installed: Path, tmp_path: Path) -> None:
+    r = run_installed(installed, "--version", cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout.strip() == "cuparity-report 0.1.0"
+    page = tmp_path / "d.html"
+    r = run_installed(installed, "dashboard", str(FIXTURES / "sim-div"), "--output", str(page), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    text = page.read_text()
+    assert 'id="equivalence-grid"' in text and "SIMULATED DRIVER" in text
+    where = subprocess.run([sys.executable, "-c", "import cuparity_reports; print(cuparity_reports.__file__)"],
+                           cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(installed)},
+                           capture_output=True, text=True, timeout=60)
+    assert Path(where.stdout.strip()).is_relative_to(installed), where.stdout + where.stderr
