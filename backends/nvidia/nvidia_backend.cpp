@@ -81,8 +81,7 @@ void set_error(char *error, std::size_t size, const std::string &what) {
 } // namespace
 } // namespace cuparity
 
-/// Return codes: 0 ok; 1 the request is malformed or of another ABI; 2 the driver cannot be
-/// opened; 3 the driver has no cuGetProcAddress_v2 (the caller falls back to internal).
+/// Returns a plugin_status (harness/driver/backend.hpp) as an int.
 extern "C" __attribute__((visibility("default"))) int
 cuparity_nvidia_backend_create(const cuparity::nvidia_backend_request *request,
                                cuparity::backend **out, char *error, std::size_t error_size) {
@@ -92,7 +91,7 @@ cuparity_nvidia_backend_create(const cuparity::nvidia_backend_request *request,
               "request of ABI " + std::to_string(request ? request->abi : -1) +
                   " not understood (this library speaks ABI " + std::to_string(nvidia_backend_abi) +
                   ")");
-    return 1;
+    return static_cast<int>(plugin_status::bad_request);
   }
   try {
     auto lib = driver_library::open(request->driver_path);
@@ -100,12 +99,12 @@ cuparity_nvidia_backend_create(const cuparity::nvidia_backend_request *request,
     if (!gpa) {
       set_error(error, error_size,
                 "the driver " + lib->resolved_path() + " does not export cuGetProcAddress_v2");
-      return 3;
+      return static_cast<int>(plugin_status::no_proc_address);
     }
     *out = new nvidia_backend(std::move(lib), gpa, request->per_thread_default_stream);
-    return 0;
+    return static_cast<int>(plugin_status::ok);
   } catch (const std::exception &e) {
     set_error(error, error_size, e.what());
-    return 2;
+    return static_cast<int>(plugin_status::driver_unopenable);
   }
 }

@@ -5,15 +5,16 @@
 // prints on stdout can corrupt them; each line is flushed before the next case starts, so a crash
 // loses nothing that finished.
 #include "harness/cli/commands.hpp"
+#include "harness/config/config_json.hpp"
+#include "harness/driver/device_facts.hpp"
+#include "harness/driver/driver_json.hpp"
+#include "harness/platform/gpu_lock.hpp"
+#include "harness/protocol/event_stream.hpp"
+#include "harness/protocol/events.hpp"
+#include "harness/protocol/exit_codes.hpp"
+#include "harness/selection/session.hpp"
 #include "harness/suite/case_registry.hpp"
 #include "harness/suite/case_runner.hpp"
-#include "harness/driver/device_facts.hpp"
-#include "harness/protocol/event_stream.hpp"
-#include "harness/protocol/exit_codes.hpp"
-#include "harness/platform/gpu_lock.hpp"
-#include "harness/config/config_json.hpp"
-#include "harness/driver/driver_json.hpp"
-#include "harness/selection/session.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -23,9 +24,6 @@
 #include <unistd.h>
 
 namespace cuparity::cli {
-
-/// Exit code of a cell process that stopped after a sticky error: the runner restarts it.
-inline constexpr int poisoned_exit = 75;
 
 namespace {
 
@@ -42,7 +40,7 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 int run_cell(const cell_options &opt) {
   const event_stream events(opt.events_fd);
   auto fail_start = [&](const std::string &kind, const std::string &message, int code) {
-    events.write({{"event", "cell_error"}, {"kind", kind}, {"message", message}});
+    events.write(make_event(event_kind::cell_error, {{"kind", kind}, {"message", message}}));
     std::cerr << "cuparity cell: " << message << "\n";
     return code;
   };
@@ -74,11 +72,11 @@ int run_cell(const cell_options &opt) {
     ctx_ms = ms_since(t1);
   }
   driver_facts facts = query_driver_facts(d);
-  events.write({{"event", "cell_start"},
-                {"pid", static_cast<long>(getpid())},
-                {"config", to_json(sess->config())},
-                {"driver", to_json(facts)},
-                {"startup_ms", {{"cuInit", init_ms}, {"primary_ctx_retain", ctx_ms}}}});
+  events.write(make_event(event_kind::cell_start,
+                          {{"pid", static_cast<long>(getpid())},
+                           {"config", to_json(sess->config())},
+                           {"driver", to_json(facts)},
+                           {"startup_ms", {{"cuInit", init_ms}, {"primary_ctx_retain", ctx_ms}}}}));
 
   auto selected = case_registry::instance().select(opt.cases, opt.excludes);
   // Each exclusive case takes the lock on its own, in registry order. Grouping them first in the
@@ -91,23 +89,22 @@ int run_cell(const cell_options &opt) {
   int rc = exit_code::ok;
   for (const case_def *c : selected) {
     lock.acquire(c->exclusive);
-    events.write({{"event", "case_start"}, {"case", c->id}});
+    events.write(make_event(event_kind::case_start, {{"case", c->id}}));
     case_result r = run_case(*c, d, sess->config());
     lock.release();
-    events.write({{"event", "case_end"},
-                  {"case", r.id},
-                  {"outcome", to_string(r.result)},
-                  {"message", r.message},
-                  {"observations", r.observations},
-                  {"duration_ms", r.duration_ms},
-                  {"poisoned", r.poisoned}});
+    events.write(make_event(event_kind::case_end, {{"case", r.id},
+                                                   {"outcome", to_string(r.result)},
+                                                   {"message", r.message},
+                                                   {"observations", r.observations},
+                                                   {"duration_ms", r.duration_ms},
+                                                   {"poisoned", r.poisoned}}));
     if (r.poisoned) {
-      rc = poisoned_exit;
+      rc = exit_code::cell_poisoned;
       break;
     }
   }
-  events.write({{"event", "cell_end"}, {"binding_map", to_json(d.binding_map())}});
-  if (primary && rc != poisoned_exit)
+  events.write(make_event(event_kind::cell_end, {{"binding_map", to_json(d.binding_map())}}));
+  if (primary && rc != exit_code::cell_poisoned)
     (void)d.cuDevicePrimaryCtxRelease.raw(dev);
   return rc;
 }

@@ -1,10 +1,10 @@
 // `cuparity env`: the effective configuration, driver, devices, binding map and audit.
 #include "harness/cli/commands.hpp"
+#include "harness/config/config_json.hpp"
 #include "harness/driver/binding_audit.hpp"
 #include "harness/driver/device_facts.hpp"
-#include "harness/protocol/exit_codes.hpp"
-#include "harness/config/config_json.hpp"
 #include "harness/driver/driver_json.hpp"
+#include "harness/protocol/exit_codes.hpp"
 #include "harness/selection/session.hpp"
 
 #include <iostream>

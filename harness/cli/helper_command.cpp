@@ -1,8 +1,8 @@
 // `cuparity helper NAME ARGS...`: the second process of a case (IPC), same binary, same env.
 #include "harness/cli/commands.hpp"
 #include "harness/protocol/exit_codes.hpp"
-#include "harness/suite/helper_registry.hpp"
 #include "harness/selection/session.hpp"
+#include "harness/suite/helper_registry.hpp"
 
 #include <iostream>
 #include <memory>

@@ -1,8 +1,8 @@
 // `cuparity list`: every case with its suite and description.
 #include "harness/cli/commands.hpp"
-#include "harness/suite/case_registry.hpp"
-#include "harness/protocol/exit_codes.hpp"
 #include "harness/matrix/matrix.hpp"
+#include "harness/protocol/exit_codes.hpp"
+#include "harness/suite/case_registry.hpp"
 
 #include <iostream>
 #include <map>

@@ -3,13 +3,14 @@
 #include "cases/kernels/kernel_images.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/config/config.hpp"
-#include "harness/driver/device_facts.hpp"
-#include "harness/protocol/event_stream.hpp"
-#include "harness/protocol/exit_codes.hpp"
 #include "harness/config/config_json.hpp"
+#include "harness/driver/device_facts.hpp"
 #include "harness/driver/driver_json.hpp"
-#include "harness/suite/probe_registry.hpp"
+#include "harness/protocol/event_stream.hpp"
+#include "harness/protocol/events.hpp"
+#include "harness/protocol/exit_codes.hpp"
 #include "harness/selection/session.hpp"
+#include "harness/suite/probe_registry.hpp"
 
 #include <algorithm>
 #include <benchmark/benchmark.h>
@@ -94,7 +95,7 @@ int run_probes(const probe_options &opt) {
   pin_cpu(opt.cpu);
   const event_stream events(opt.events_fd);
   auto fail = [&](const std::string &kind, const std::string &msg, int code) {
-    events.write({{"event", "cell_error"}, {"kind", kind}, {"message", msg}});
+    events.write(make_event(event_kind::cell_error, {{"kind", kind}, {"message", msg}}));
     std::cerr << "cuparity probe: " << msg << "\n";
     return code;
   };
@@ -119,23 +120,23 @@ int run_probes(const probe_options &opt) {
     d.cuCtxSetCurrent(env.ctx);
     d.cuModuleLoadData(&env.module, find_kernel_image("basic.cubin").data.data());
     d.cuStreamCreate(&env.stream, CU_STREAM_NON_BLOCKING);
-    events.write({{"event", "cell_start"},
-                  {"pid", static_cast<long>(getpid())},
-                  {"config", to_json(sess->config())},
-                  {"driver", to_json(query_driver_facts(d))},
-                  {"startup_ms", {{"cuInit", init_ms}, {"primary_ctx_retain", retain_ms}}}});
+    events.write(
+        make_event(event_kind::cell_start,
+                   {{"pid", static_cast<long>(getpid())},
+                    {"config", to_json(sess->config())},
+                    {"driver", to_json(query_driver_facts(d))},
+                    {"startup_ms", {{"cuInit", init_ms}, {"primary_ctx_retain", retain_ms}}}}));
     // cell.startup: what a fresh process pays before its first useful call (a probe like the
     // others for selection, measured here rather than by Google Benchmark).
     bool want_startup = opt.probes.empty();
     for (const auto &g : opt.probes)
       want_startup = want_startup || fnmatch(g.c_str(), "cell.startup", 0) == 0;
     if (want_startup && !opt.serve) // served rounds get startup from fresh processes
-      events.write({{"event", "probe"},
-                    {"probe", "cell.startup"},
-                    {"series", "facade"},
-                    {"kind", "startup"},
-                    {"unit", "ns"},
-                    {"value", (init_ms + retain_ms) * 1e6}});
+      events.write(make_event(event_kind::probe, {{"probe", "cell.startup"},
+                                                  {"series", "facade"},
+                                                  {"kind", "startup"},
+                                                  {"unit", "ns"},
+                                                  {"value", (init_ms + retain_ms) * 1e6}}));
   } catch (const std::exception &e) {
     return fail("driver", e.what(), exit_code::environment);
   }
@@ -195,14 +196,13 @@ int run_probes(const probe_options &opt) {
             values.push_back(r.GetAdjustedRealTime()); // per iteration, in ns
           iterations += r.iterations;
         }
-        nlohmann::json ev{{"event", "probe"},
-                          {"probe", p->name},
-                          {"series", series},
-                          {"kind", to_string(p->kind)},
-                          {"unit", unit_of(p->kind)},
-                          {"iterations", iterations},
-                          {"repetitions", values.size()},
-                          {"round", round}};
+        nlohmann::json ev = make_event(event_kind::probe, {{"probe", p->name},
+                                                           {"series", series},
+                                                           {"kind", to_string(p->kind)},
+                                                           {"unit", unit_of(p->kind)},
+                                                           {"iterations", iterations},
+                                                           {"repetitions", values.size()},
+                                                           {"round", round}});
         if (!error.empty() || values.empty()) {
           ev["error"] = error.empty() ? "no measurement" : error;
         } else {
@@ -215,7 +215,7 @@ int run_probes(const probe_options &opt) {
         events.write(ev);
       }
     }
-    events.write({{"event", "round_done"}, {"round", round}});
+    events.write(make_event(event_kind::round_done, {{"round", round}}));
   };
   if (!opt.serve) {
     run_round(0, opt.direct_first);
@@ -228,7 +228,8 @@ int run_probes(const probe_options &opt) {
       std::string word;
       int round = 0, direct_first = 0;
       if (!(in >> word >> round >> direct_first) || word != "round") {
-        events.write({{"event", "probe_error"}, {"message", "bad command '" + line + "'"}});
+        events.write(
+            make_event(event_kind::probe_error, {{"message", "bad command '" + line + "'"}}));
         continue;
       }
       run_round(round, direct_first != 0);

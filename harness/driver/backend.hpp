@@ -46,7 +46,15 @@ struct nvidia_backend_request {
   bool per_thread_default_stream = false;
 };
 
-/// Returns 0 and sets *out on success; otherwise writes a reason into error (NUL-terminated).
+/// What the factory returns (an int across the C boundary). Every status but `ok` writes a reason
+/// into `error` (NUL-terminated).
+enum class plugin_status : int {
+  ok = 0,                ///< *out is set
+  bad_request = 1,       ///< the request is malformed or of another ABI: fall back to internal
+  driver_unopenable = 2, ///< the driver itself cannot be opened: no binding could work, no fallback
+  no_proc_address = 3,   ///< the driver has no cuGetProcAddress_v2: fall back to internal
+};
+
 using nvidia_backend_create_fn = int (*)(const nvidia_backend_request *request, backend **out,
                                          char *error, std::size_t error_size);
 

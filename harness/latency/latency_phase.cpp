@@ -1,11 +1,13 @@
 // Latency rounds (processes, interleaving, stopping rule) and their statistics.
 #include "harness/latency/latency_phase.hpp"
 
-#include "harness/verdict/compare.hpp"
 #include "harness/config/config.hpp"
-#include "harness/platform/gpu_environment.hpp"
 #include "harness/latency/latency_stats.hpp"
+#include "harness/platform/gpu_environment.hpp"
 #include "harness/platform/subprocess.hpp"
+#include "harness/protocol/events.hpp"
+#include "harness/protocol/records.hpp"
+#include "harness/verdict/compare.hpp"
 
 #include <filesystem>
 #include <fnmatch.h>
@@ -30,7 +32,7 @@ samples_t collect(const std::vector<nlohmann::json> &records,
                   std::map<std::string, std::pair<std::string, std::string>> &probe_kind_unit) {
   samples_t s;
   for (const auto &r : records) {
-    if (r.value("type", "") != "latency_sample" || !r.contains("value"))
+    if (!is_record(r, record_type::latency_sample) || !r.contains("value"))
       continue;
     const std::string probe = r.value("probe", "");
     s[probe][series_name(r.value("cell", ""), r.value("series", "facade"))].push_back(
@@ -71,29 +73,28 @@ bool consume_round(child_process &child, const cell &c, int round, results_write
     } catch (const nlohmann::json::exception &) {
       continue;
     }
-    const std::string type = ev.value("event", "");
-    if (type == "cell_start") {
+    const auto kind = event_of(ev);
+    if (kind == event_kind::cell_start) {
       if (round == 0)
-        results.append({{"type", "latency_cell"},
-                        {"cell", c.id},
-                        {"config", ev.value("config", nlohmann::json::object())}});
+        results.append(make_record(
+            record_type::latency_cell,
+            {{"cell", c.id}, {"config", ev.value("config", nlohmann::json::object())}}));
       if (expect_start)
         return true; // a serving process is ready for its first round
-    } else if (type == "cell_error" || type == "probe_error") {
-      results.append({{"type", "latency_error"},
-                      {"cell", c.id},
-                      {"round", round},
-                      {"message", ev.value("message", "")}});
-      if (type == "cell_error")
+    } else if (kind == event_kind::cell_error || kind == event_kind::probe_error) {
+      results.append(
+          make_record(record_type::latency_error,
+                      {{"cell", c.id}, {"round", round}, {"message", ev.value("message", "")}}));
+      if (kind == event_kind::cell_error)
         return false;
-    } else if (type == "probe") {
-      nlohmann::json rec{{"type", "latency_sample"},
-                         {"round", round},
-                         {"cell", c.id},
-                         {"probe", ev.value("probe", "")},
-                         {"series", ev.value("series", "facade")},
-                         {"kind", ev.value("kind", "host")},
-                         {"unit", ev.value("unit", "ns")}};
+    } else if (kind == event_kind::probe) {
+      nlohmann::json rec = make_record(record_type::latency_sample,
+                                    {{"round", round},
+                                     {"cell", c.id},
+                                     {"probe", ev.value("probe", "")},
+                                     {"series", ev.value("series", "facade")},
+                                     {"kind", ev.value("kind", "host")},
+                                     {"unit", ev.value("unit", "ns")}});
       if (ev.contains("value")) {
         rec["value"] = ev["value"];
         seen[rec["probe"]][series_name(c.id, rec["series"])].push_back(ev["value"]);
@@ -101,7 +102,7 @@ bool consume_round(child_process &child, const cell &c, int round, results_write
         rec["error"] = ev.value("error", "no value");
       }
       results.append(rec);
-    } else if (type == "round_done" && ev.value("round", -1) == round) {
+    } else if (kind == event_kind::round_done && ev.value("round", -1) == round) {
       return true;
     }
   }
@@ -190,7 +191,7 @@ void run_latency_phase(const matrix &m, const latency_run_options &o, results_wr
       (void)child.wait();
     }
     nlohmann::json env = read_gpu_environment(0);
-    env["type"] = "latency_environment";
+    env["type"] = to_string(record_type::latency_environment);
     env["round"] = round;
     results.append(env);
   }
@@ -210,15 +211,15 @@ nlohmann::json latency_summary(const matrix &m, const std::vector<nlohmann::json
   // probe -> series -> round -> value, for pairing series measured in the same process.
   std::map<std::string, std::map<std::string, std::map<int, double>>> rounds_of;
   for (const auto &r : records)
-    if (r.value("type", "") == "latency_sample" && r.contains("value"))
+    if (is_record(r, record_type::latency_sample) && r.contains("value"))
       rounds_of[r.value("probe", "")][series_name(r.value("cell", ""), r.value("series", "facade"))]
                [r.value("round", 0)] = r["value"].get<double>();
   const auto &l = m.latency;
   // Semantic groups from what each cell's process decided (functional or probe processes).
   std::map<std::string, std::string> cell_group;
   for (const auto &r : records) {
-    const std::string type = r.value("type", "");
-    if ((type == "cell" || type == "latency_cell") && r.contains("config"))
+    if ((is_record(r, record_type::cell) || is_record(r, record_type::latency_cell)) &&
+        r.contains("config"))
       cell_group[r.value("cell", "")] = semantic_key(r["config"]);
   }
   auto rule_for = [&](const std::string &probe) {
@@ -239,7 +240,7 @@ nlohmann::json latency_summary(const matrix &m, const std::vector<nlohmann::json
                  base = nlohmann::json::array();
   int rounds = 0;
   for (const auto &r : records)
-    if (r.value("type", "") == "latency_sample")
+    if (is_record(r, record_type::latency_sample))
       rounds = std::max(rounds, r.value("round", 0) + 1);
   for (const auto &[probe, series] : samples) {
     const auto rule = rule_for(probe);
@@ -332,7 +333,7 @@ nlohmann::json latency_summary(const matrix &m, const std::vector<nlohmann::json
       {"target_cv", l.target_cv}, {"over_target", over_target}, {"reference", reference}};
   nlohmann::json environment = nlohmann::json::array();
   for (const auto &r : records)
-    if (r.value("type", "") == "latency_environment") {
+    if (is_record(r, record_type::latency_environment)) {
       auto e = r;
       e.erase("type");
       environment.push_back(e);

@@ -1,9 +1,12 @@
-// Process exit codes, as DESIGN.md defines them.
+// Process exit codes: the tool's (docs/formats.md) and those of the cell processes it starts.
 #pragma once
 
 namespace cuparity::exit_code {
 inline constexpr int ok = 0;          ///< everything as expected
-inline constexpr int failures = 1;    ///< failures, divergences or regressions
+inline constexpr int failures = 1;    ///< failures, divergences, regressions, incomplete runs
 inline constexpr int bad_input = 2;   ///< bad input or usage (a flag, a variable, a matrix)
 inline constexpr int environment = 3; ///< environment problem (no driver when one is required)
+/// A cell process that stopped after a sticky error poisoned its context: the runner starts a
+/// new process for the rest of the cell (EX_TEMPFAIL, so it cannot be mistaken for the above).
+inline constexpr int cell_poisoned = 75;
 } // namespace cuparity::exit_code

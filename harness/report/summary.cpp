@@ -1,6 +1,8 @@
 // summary.json, junit.xml and the console table, all from the same comparison.
 #include "harness/report/summary.hpp"
 
+#include "harness/protocol/records.hpp"
+
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -20,10 +22,9 @@ struct cell_view {
 std::map<std::string, cell_view> by_cell(const std::vector<nlohmann::json> &records) {
   std::map<std::string, cell_view> out;
   for (const auto &r : records) {
-    const std::string type = r.value("type", "");
-    if (type == "cell")
+    if (is_record(r, record_type::cell))
       out[r.value("cell", "")].record = r;
-    else if (type == "case")
+    else if (is_record(r, record_type::case_result))
       out[r.value("cell", "")].cases[r.value("case", "")] = r;
   }
   return out;

@@ -2,11 +2,11 @@
 #include "harness/run/provenance.hpp"
 
 // The toolkit version only (CUDA_VERSION), for provenance; nothing is called.
-#include <cuda.h>
 #include "cuparity_revision.hpp"
 
 #include <chrono>
 #include <ctime>
+#include <cuda.h>
 #include <unistd.h>
 
 namespace cuparity {

@@ -2,18 +2,20 @@
 // turns the recorded results into the verdict.
 #include "harness/run/runner.hpp"
 
-#include "harness/verdict/baseline.hpp"
-#include "harness/suite/case_registry.hpp"
-#include "harness/verdict/compare.hpp"
 #include "harness/config/config.hpp"
-#include "harness/protocol/exit_codes.hpp"
-#include "harness/platform/gpu_lock.hpp"
 #include "harness/latency/latency_phase.hpp"
 #include "harness/matrix/matrix.hpp"
-#include "harness/run/provenance.hpp"
-#include "harness/protocol/results.hpp"
+#include "harness/platform/gpu_lock.hpp"
 #include "harness/platform/subprocess.hpp"
+#include "harness/protocol/events.hpp"
+#include "harness/protocol/exit_codes.hpp"
+#include "harness/protocol/records.hpp"
+#include "harness/protocol/results.hpp"
 #include "harness/report/summary.hpp"
+#include "harness/run/provenance.hpp"
+#include "harness/suite/case_registry.hpp"
+#include "harness/verdict/baseline.hpp"
+#include "harness/verdict/compare.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -52,8 +54,6 @@ extern "C" void on_stop_signal(int) {
   g_stop = true;
 }
 
-/// Exit code of a cell process that stopped after a sticky error (see cell_command.cpp).
-constexpr int poisoned_exit = 75;
 constexpr auto startup_timeout = std::chrono::minutes(5);
 constexpr auto between_cases_timeout = std::chrono::seconds(120);
 
@@ -154,14 +154,13 @@ struct cell_runner {
   void record_case(const std::string &cell_id, const std::string &case_id, const std::string &o,
                    const std::string &message, const nlohmann::json &observations,
                    double duration_ms, int pid) {
-    results.append({{"type", "case"},
-                    {"cell", cell_id},
-                    {"case", case_id},
-                    {"outcome", o},
-                    {"message", message},
-                    {"observations", observations},
-                    {"duration_ms", duration_ms},
-                    {"pid", pid}});
+    results.append(make_record(record_type::case_result, {{"cell", cell_id},
+                                                          {"case", case_id},
+                                                          {"outcome", o},
+                                                          {"message", message},
+                                                          {"observations", observations},
+                                                          {"duration_ms", duration_ms},
+                                                          {"pid", pid}}));
     progress.case_done(o != "pass" && o != "not_supported");
   }
 
@@ -208,10 +207,11 @@ struct cell_runner {
             progressed = true;
             watchdog_fired = true;
           } else if (!started) {
-            results.append({{"type", "cell_error"},
-                            {"cell", id},
-                            {"kind", "startup"},
-                            {"message", "the cell process did not start within 5 minutes"}});
+            results.append(
+                make_record(record_type::cell_error,
+                            {{"cell", id},
+                             {"kind", "startup"},
+                             {"message", "the cell process did not start within 5 minutes"}}));
             cell_failed = true;
           }
           break;
@@ -224,28 +224,29 @@ struct cell_runner {
         } catch (const nlohmann::json::exception &) {
           continue; // not an event (cannot happen on fd 3 unless a driver writes there)
         }
-        const std::string type = ev.value("event", "");
-        if (type == "cell_start") {
+        const auto kind = event_of(ev);
+        if (kind == event_kind::cell_start) {
           started = true;
-          results.append({{"type", "cell"},
-                          {"cell", id},
-                          {"pid", ev.value("pid", 0)},
-                          {"device", gpu},
-                          {"config", ev.value("config", nlohmann::json::object())},
-                          {"driver", ev.value("driver", nlohmann::json::object())},
-                          {"startup_ms", ev.value("startup_ms", nlohmann::json::object())}});
+          results.append(
+              make_record(record_type::cell,
+                          {{"cell", id},
+                           {"pid", ev.value("pid", 0)},
+                           {"device", gpu},
+                           {"config", ev.value("config", nlohmann::json::object())},
+                           {"driver", ev.value("driver", nlohmann::json::object())},
+                           {"startup_ms", ev.value("startup_ms", nlohmann::json::object())}}));
           deadline = std::chrono::steady_clock::now() + between_cases_timeout;
-        } else if (type == "cell_error") {
-          results.append({{"type", "cell_error"},
-                          {"cell", id},
-                          {"kind", ev.value("kind", "")},
-                          {"message", ev.value("message", "")}});
+        } else if (kind == event_kind::cell_error) {
+          results.append(
+              make_record(record_type::cell_error, {{"cell", id},
+                                                    {"kind", ev.value("kind", "")},
+                                                    {"message", ev.value("message", "")}}));
           cell_failed = true;
-        } else if (type == "case_start") {
+        } else if (kind == event_kind::case_start) {
           current = ev.value("case", "");
           case_started = std::chrono::steady_clock::now();
           deadline = case_started + timeout_of(current);
-        } else if (type == "case_end") {
+        } else if (kind == event_kind::case_end) {
           const std::string c = ev.value("case", "");
           record_case(id, c, ev.value("outcome", "error"), ev.value("message", ""),
                       ev.value("observations", nlohmann::json::object()),
@@ -254,10 +255,10 @@ struct cell_runner {
           current.clear();
           progressed = true;
           deadline = std::chrono::steady_clock::now() + between_cases_timeout;
-        } else if (type == "cell_end") {
-          results.append({{"type", "binding_map"},
-                          {"cell", id},
-                          {"map", ev.value("binding_map", nlohmann::json::array())}});
+        } else if (kind == event_kind::cell_end) {
+          results.append(make_record(
+              record_type::binding_map,
+              {{"cell", id}, {"map", ev.value("binding_map", nlohmann::json::array())}}));
         }
       }
       if (g_stop)
@@ -281,7 +282,7 @@ struct cell_runner {
         break;
       if (watchdog_fired)
         continue; // the rest of the cell runs in a new process
-      if (r.exited && r.exit_code == poisoned_exit && progressed)
+      if (r.exited && r.exit_code == exit_code::cell_poisoned && progressed)
         continue; // a sticky error: the rest runs in a fresh process
       if (!remaining.empty()) {
         // Ended without running them and without a crash inside a case: record, don't loop.
@@ -381,7 +382,7 @@ int finish(const matrix &m, const std::vector<nlohmann::json> &records,
   if (write_baseline_path) {
     std::vector<nlohmann::json> cases;
     for (const auto &r : records)
-      if (r.value("type", "") == "case")
+      if (is_record(r, record_type::case_result))
         cases.push_back(r);
     write_baseline(*write_baseline_path, cases,
                    "baseline of " + m.name + " written " + facts.finished + " from " + out_dir);
@@ -469,7 +470,7 @@ int run_matrix(const run_options &opt) {
         return bad(e.what());
       }
       for (const auto &r : previous)
-        if (r.value("type", "") == "run" &&
+        if (is_record(r, record_type::run) &&
             (r.value("matrix", "") != m.name || r.value("shard", "") != shard_text))
           return bad(results_path + " belongs to matrix '" + r.value("matrix", "") + "' shard '" +
                      r.value("shard", "") + "'; --resume needs the same matrix and shard");
@@ -518,7 +519,7 @@ int run_matrix(const run_options &opt) {
   facts.started = utc_now();
   facts.shard = shard_text;
   for (const auto &r : previous)
-    if (r.value("type", "") == "run") {
+    if (is_record(r, record_type::run)) {
       facts.started = r.value("started", facts.started);
       break;
     }
@@ -529,7 +530,7 @@ int run_matrix(const run_options &opt) {
   // ---- plan: (cell, case) pairs, interleaved over shards, minus what is recorded
   std::set<std::pair<std::string, std::string>> done;
   for (const auto &r : previous)
-    if (r.value("type", "") == "case")
+    if (is_record(r, record_type::case_result))
       done.insert({r.value("cell", ""), r.value("case", "")});
   std::vector<std::string> patterns = m.cases;
   auto selected = case_registry::instance().select(patterns, m.exclude_cases);
@@ -568,15 +569,15 @@ int run_matrix(const run_options &opt) {
 
   results_writer results(results_path);
   if (previous.empty())
-    results.append({{"type", "run"},
-                    {"schema", results_schema},
-                    {"matrix", m.name},
-                    {"matrix_path", m.path},
-                    {"shard", shard_text},
-                    {"started", facts.started},
-                    {"provenance", facts.provenance}});
+    results.append(make_record(record_type::run, {{"schema", results_schema},
+                                                  {"matrix", m.name},
+                                                  {"matrix_path", m.path},
+                                                  {"shard", shard_text},
+                                                  {"started", facts.started},
+                                                  {"provenance", facts.provenance}}));
   else
-    results.append({{"type", "resume"}, {"started", utc_now()}, {"pending", planned}});
+    results.append(
+        make_record(record_type::resume, {{"started", utc_now()}, {"pending", planned}}));
 
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
@@ -609,7 +610,7 @@ int run_matrix(const run_options &opt) {
               << "; complete the run with --resume\n";
     return 130;
   }
-  results.append({{"type", "functional_phase"}, {"wall_s", facts.functional_wall_s}});
+  results.append(make_record(record_type::functional_phase, {{"wall_s", facts.functional_wall_s}}));
   // ---- latency: the GPU to itself, after every functional cell is done
   if (m.latency.enabled && opt.latency) {
     std::cerr << "cuparity run: latency phase: " << m.cells.size() << " cells, " << m.latency.rounds
@@ -627,9 +628,10 @@ int run_matrix(const run_options &opt) {
                 << "in " << results_path << "\n";
       return 130;
     }
-    results.append(
-        {{"type", "latency_phase"},
-         {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - l0).count()}});
+    results.append(make_record(
+        record_type::latency_phase,
+        {{"wall_s",
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - l0).count()}}));
   }
   std::vector<nlohmann::json> records;
   try {
@@ -759,7 +761,7 @@ int summarize_results(const std::string &matrix_path, const std::vector<std::str
   run_facts facts;
   double wall = 0;
   for (const auto &r : records) {
-    if (r.value("type", "") == "run") {
+    if (is_record(r, record_type::run)) {
       if (facts.provenance.is_null()) {
         facts.provenance = r.value("provenance", nlohmann::json::object());
         facts.started = r.value("started", "");
@@ -770,7 +772,7 @@ int summarize_results(const std::string &matrix_path, const std::vector<std::str
         return exit_code::bad_input;
       }
     }
-    if (r.value("type", "") == "functional_phase")
+    if (is_record(r, record_type::functional_phase))
       wall = std::max(wall, r.value("wall_s", 0.0));
   }
   if (facts.provenance.is_null()) {

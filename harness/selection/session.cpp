@@ -36,10 +36,10 @@ nvidia_attempt try_nvidia(const settings &s) {
   req.per_thread_default_stream = s.cuda_python_ptds;
   backend *made = nullptr;
   char error[1024] = {};
-  int rc = create(&req, &made, error, sizeof error);
-  if (rc == 2) // the driver itself cannot be opened: no binding could work, so no fallback
+  const auto status = static_cast<plugin_status>(create(&req, &made, error, sizeof error));
+  if (status == plugin_status::driver_unopenable) // no binding could work, so no fallback
     throw driver_load_error(error);
-  if (rc != 0 || !made) {
+  if (status != plugin_status::ok || !made) {
     a.failure = error[0] ? error : "the nvidia backend refused to start";
     return a;
   }

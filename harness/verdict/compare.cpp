@@ -1,7 +1,8 @@
 // The functional verdict: who may differ, who must agree, and what was expected.
 #include "harness/verdict/compare.hpp"
-#include "harness/protocol/case_ids.hpp"
 
+#include "harness/protocol/case_ids.hpp"
+#include "harness/protocol/records.hpp"
 
 #include <set>
 
@@ -41,15 +42,15 @@ comparison compare_results(const matrix &m, const std::vector<nlohmann::json> &r
   std::map<std::pair<std::string, std::string>, nlohmann::json> cases; // (cell, case) -> record
   bool driver_error_everywhere = true;
   for (const auto &r : records) {
-    const std::string type = r.value("type", "");
-    if (type == "cell") {
+    const auto type = record_type_of(r);
+    if (type == record_type::cell) {
       cells[r.value("cell", "")] = r;
       driver_error_everywhere = false;
-    } else if (type == "cell_error") {
+    } else if (type == record_type::cell_error) {
       cell_errors[r.value("cell", "")] = r.value("message", "");
       if (r.value("kind", "") != "driver")
         driver_error_everywhere = false;
-    } else if (type == "case") {
+    } else if (type == record_type::case_result) {
       cases[{r.value("cell", ""), r.value("case", "")}] = r;
     }
   }

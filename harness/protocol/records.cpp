@@ -1,0 +1,79 @@
+// Record-type names and the case record's JSON form.
+#include "harness/protocol/records.hpp"
+
+#include "harness/protocol/name_table.hpp"
+
+#include <stdexcept>
+
+namespace cuparity {
+namespace {
+
+constexpr std::string_view record_names[] = {
+#define CUPARITY_RECORD_NAME(id, name) name,
+    CUPARITY_RECORDS(CUPARITY_RECORD_NAME)
+#undef CUPARITY_RECORD_NAME
+};
+
+const nlohmann::json &field(const nlohmann::json &j, const char *name,
+                            bool (nlohmann::json::*is)() const noexcept) {
+  if (!j.contains(name) || !(j[name].*is)())
+    throw std::invalid_argument(std::string("case record: field '") + name +
+                                "' is missing or of the wrong type");
+  return j[name];
+}
+
+} // namespace
+
+std::string_view to_string(record_type t) noexcept {
+  return name_of(record_names, t);
+}
+
+std::optional<record_type> parse_record_type(std::string_view s) noexcept {
+  return parse_name<record_type>(record_names, s);
+}
+
+nlohmann::json make_record(record_type t, nlohmann::json fields) {
+  fields["type"] = to_string(t);
+  return fields;
+}
+
+std::optional<record_type> record_type_of(const nlohmann::json &record) {
+  if (!record.is_object() || !record.contains("type") || !record["type"].is_string())
+    return std::nullopt;
+  return parse_record_type(record["type"].get<std::string>());
+}
+
+bool is_record(const nlohmann::json &record, record_type t) {
+  return record_type_of(record) == t;
+}
+
+nlohmann::json to_json(const case_record &r) {
+  return make_record(record_type::case_result, {{"cell", r.cell},
+                                                {"case", r.case_id},
+                                                {"outcome", to_string(r.result)},
+                                                {"message", r.message},
+                                                {"observations", r.observations},
+                                                {"duration_ms", r.duration_ms}});
+}
+
+case_record case_record_from_json(const nlohmann::json &j) {
+  if (!is_record(j, record_type::case_result))
+    throw std::invalid_argument("not a case record");
+  case_record r;
+  r.cell = field(j, "cell", &nlohmann::json::is_string).get<std::string>();
+  r.case_id = field(j, "case", &nlohmann::json::is_string).get<std::string>();
+  const auto o = parse_outcome(field(j, "outcome", &nlohmann::json::is_string).get<std::string>());
+  if (!o)
+    throw std::invalid_argument("case record: unknown outcome '" + j["outcome"].get<std::string>() +
+                                "'");
+  r.result = *o;
+  if (j.contains("message") && j["message"].is_string())
+    r.message = j["message"].get<std::string>();
+  if (j.contains("observations"))
+    r.observations = j["observations"];
+  if (j.contains("duration_ms") && j["duration_ms"].is_number())
+    r.duration_ms = j["duration_ms"].get<double>();
+  return r;
+}
+
+} // namespace cuparity
