@@ -151,7 +151,7 @@ void managed_small(case_context &ctx) {
   loc.id = pc.device();
   d.cuMemAdvise(p, count * sizeof(unsigned int), CU_MEM_ADVISE_SET_PREFERRED_LOCATION, loc);
   d.cuMemPrefetchAsync(p, count * sizeof(unsigned int), loc, 0, nullptr);
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   unsigned int add = 5;
   unsigned long long n = count;
   launch(d, m.function("cuparity_add_u32"), {4}, {256}, 0, nullptr, {&p, &add, &n});

@@ -250,7 +250,7 @@ void event_cross_process(case_context &ctx) {
   d.cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED, pc.device());
   if (!supported)
     ctx.not_supported("CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED is 0");
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   stream s(d, CU_STREAM_NON_BLOCKING);
   device_buffer flag(d, 4);
   d.cuMemsetD32(flag.get(), 0, 1);

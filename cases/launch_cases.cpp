@@ -16,7 +16,7 @@ template <class F> int code_of(F &&call) {
 
 /// Launches cuparity_write_index over grid x block and returns the checksum, failing the case
 /// if any element is not its own index.
-std::uint64_t write_index(case_context &ctx, const module &m, dim3 grid, dim3 block) {
+std::uint64_t write_index(case_context &ctx, const loaded_module &m, dim3 grid, dim3 block) {
   driver &d = ctx.drv();
   const std::size_t n = std::size_t{grid.x} * grid.y * grid.z * block.x * block.y * block.z;
   device_buffer out(d, n * sizeof(unsigned int));
@@ -34,14 +34,14 @@ std::uint64_t write_index(case_context &ctx, const module &m, dim3 grid, dim3 bl
 
 void module_image(case_context &ctx, const char *image) {
   primary_context pc(ctx.drv());
-  module m(ctx.drv(), image);
+  loaded_module m(ctx.drv(), image);
   ctx.observe("checksum", write_index(ctx, m, {64}, {128}));
 }
 
 void module_missing_function(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   CUfunction f = nullptr;
   ctx.observe("missing_name",
               code_of([&] { return d.cuModuleGetFunction.raw(&f, m.get(), "cuparity_nope"); }));
@@ -53,7 +53,7 @@ void module_missing_function(case_context &ctx) {
 void module_global(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   CUdeviceptr p = 0;
   std::size_t bytes = 0;
   d.cuModuleGetGlobal(&p, &bytes, m.get(), "cuparity_counter");
@@ -71,7 +71,7 @@ void module_global(case_context &ctx) {
 void params_scalars(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   signed char a = -100;
   unsigned char b = 200;
   short c = -30000;
@@ -116,7 +116,7 @@ struct pair16 {
 void params_struct16(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   pair16 s{0x0123456789ABCDEFULL, 0xFEDCBA9876543210ULL};
   device_buffer out(d, sizeof(pair16));
   launch(d, m.function("cuparity_struct16"), {1}, {1}, 0, nullptr, {&s, out.arg()});
@@ -129,7 +129,7 @@ void params_struct16(case_context &ctx) {
 
 void grid_dims(case_context &ctx) {
   primary_context pc(ctx.drv());
-  module m(ctx.drv(), "basic.cubin");
+  loaded_module m(ctx.drv(), "basic.cubin");
   ctx.observe("1d", write_index(ctx, m, {96}, {256}));
   ctx.observe("2d", write_index(ctx, m, {7, 9}, {16, 8}));
   ctx.observe("3d", write_index(ctx, m, {3, 5, 7}, {4, 4, 8}));
@@ -138,7 +138,7 @@ void grid_dims(case_context &ctx) {
 void shared_dynamic_optin(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   CUfunction f = m.function("cuparity_dyn_shared");
   int optin = 0, static_limit = 0;
   d.cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
@@ -173,7 +173,7 @@ void shared_dynamic_optin(case_context &ctx) {
 void errors_block_too_large(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   CUfunction f = m.function("cuparity_empty");
   ctx.observe("block_2048", code_of([&] {
                 return d.cuLaunchKernel.raw(f, 1, 1, 1, 2048, 1, 1, 0, nullptr, nullptr, nullptr);
@@ -190,7 +190,7 @@ void errors_block_too_large(case_context &ctx) {
 void params_extra(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   CUfunction f = m.function("cuparity_fill_u32");
   constexpr unsigned long long n = 4096;
   device_buffer a(d, n * 4), b(d, n * 4);
@@ -222,7 +222,7 @@ void params_extra(case_context &ctx) {
 void function_attributes(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   CUfunction f = m.function("cuparity_write_index");
   const std::pair<const char *, CUfunction_attribute> attrs[] = {
       {"max_threads_per_block", CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK},
@@ -246,7 +246,7 @@ void function_attributes(case_context &ctx) {
 void occupancy_queries(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   CUfunction f = m.function("cuparity_write_index");
   int blocks = 0;
   d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, 256, 0);
@@ -273,7 +273,7 @@ void cooperative_basic(case_context &ctx) {
   d.cuDeviceGetAttribute(&coop, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, pc.device());
   if (!coop)
     ctx.not_supported("CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0");
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   constexpr unsigned int n = 8 * 128;
   device_buffer out(d, n * 4);
   void *params[] = {out.arg()};

@@ -3,6 +3,7 @@
 // unresolved symbols, and NUMBA_CUDA_INCLUDE_PATH.
 #include "cases/support.hpp"
 #include "harness/suite/case_registry.hpp"
+#include "harness/toolchain/nvjitlink.hpp"
 #include "harness/toolchain/nvrtc.hpp"
 
 #include <cstring>
@@ -59,7 +60,7 @@ nvrtc &toolkit(case_context &ctx) {
 /// Runs saxpy from an image and checks y = 2x + 1 for x = i.
 void run_saxpy(case_context &ctx, const void *image) {
   driver &d = ctx.drv();
-  module m(d, image_bytes{image});
+  loaded_module m(d, image_bytes{image});
   constexpr unsigned n = 1000;
   std::vector<float> x(n), y(n, 1.0f);
   for (unsigned i = 0; i < n; ++i)
@@ -121,7 +122,7 @@ std::vector<char> relocatable(case_context &ctx, const char *source, const char 
 
 void run_linked(case_context &ctx, const void *image) {
   driver &d = ctx.drv();
-  module m(d, image_bytes{image});
+  loaded_module m(d, image_bytes{image});
   constexpr unsigned n = 512;
   device_buffer out(d, n * 4);
   unsigned count = n;

@@ -26,7 +26,7 @@ const CUstream per_thread_stream = CU_STREAM_PER_THREAD;
 /// device (CUDA C Programming Guide, "Lazy Loading": possible concurrency issues). Seen on the
 /// H200: without this, stream 0 under PTDS and even a non-blocking stream appeared to wait for
 /// a spin on another stream.
-void warm_up(driver &d, const module &m, CUstream busy, CUstream target) {
+void warm_up(driver &d, const loaded_module &m, CUstream busy, CUstream target) {
   unsigned long long zero = 0;
   launch(d, m.function("cuparity_spin"), {1}, {1}, 0, busy, {&zero});
   launch(d, m.function("cuparity_empty"), {1}, {1}, 0, target, {});
@@ -35,7 +35,7 @@ void warm_up(driver &d, const module &m, CUstream busy, CUstream target) {
 
 /// Spins `spin_ns` on `busy`, then runs an empty kernel on `target` and synchronises `target`;
 /// returns true when that sync waited for the spin.
-bool waits_for_spin(driver &d, const module &m, CUstream busy, CUstream target) {
+bool waits_for_spin(driver &d, const loaded_module &m, CUstream busy, CUstream target) {
   warm_up(d, m, busy, target);
   unsigned long long ns = spin_ns;
   launch(d, m.function("cuparity_spin"), {1}, {1}, 0, busy, {&ns});
@@ -73,7 +73,7 @@ void create_flags_priorities(case_context &ctx) {
 void query_not_ready(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   stream s(d);
   unsigned long long ns = spin_ns;
   launch(d, m.function("cuparity_spin"), {1}, {1}, 0, s.get(), {&ns});
@@ -86,7 +86,7 @@ void query_not_ready(case_context &ctx) {
 void default_semantics(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   stream blocking(d, CU_STREAM_DEFAULT);
   const bool waited = waits_for_spin(d, m, blocking.get(), nullptr);
   const char *mode = waited ? "legacy" : "per-thread";
@@ -100,7 +100,7 @@ void default_semantics(case_context &ctx) {
 void handles_legacy_per_thread(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   stream blocking(d, CU_STREAM_DEFAULT);
   const bool legacy_waits = waits_for_spin(d, m, blocking.get(), legacy_stream);
   const bool per_thread_waits = waits_for_spin(d, m, blocking.get(), per_thread_stream);
@@ -113,7 +113,7 @@ void handles_legacy_per_thread(case_context &ctx) {
 void nonblocking_no_wait(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   stream nonblocking(d, CU_STREAM_NON_BLOCKING);
   const bool waited = waits_for_spin(d, m, legacy_stream, nonblocking.get());
   ctx.observe("waits_for_legacy", waited);
@@ -124,7 +124,7 @@ void nonblocking_no_wait(case_context &ctx) {
 void threads_overlap(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   CUfunction spin = m.function("cuparity_spin");
   warm_up(d, m, nullptr, nullptr);
   std::atomic<int> ready{0};
@@ -170,7 +170,7 @@ void threads_overlap(case_context &ctx) {
 void wait_event_ordering(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   stream s1(d, CU_STREAM_NON_BLOCKING), s2(d, CU_STREAM_NON_BLOCKING);
   device_buffer flag(d, 4), out(d, 4);
   d.cuMemsetD32(flag.get(), 0, 1);
@@ -192,7 +192,7 @@ void wait_event_ordering(case_context &ctx) {
 void event_elapsed(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   stream s(d);
   event start(d), stop(d), untimed(d, CU_EVENT_DISABLE_TIMING);
   unsigned long long ns = spin_ns;
@@ -227,7 +227,7 @@ struct callback_log {
 void callback_order(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  module m(d, "basic.cubin");
+  loaded_module m(d, "basic.cubin");
   stream s(d);
   static callback_log log; // callbacks get only a void*; one case at a time uses it
   log.order.clear();

@@ -33,19 +33,19 @@ device_buffer::~device_buffer() {
     (void)m_driver.cuMemFree.raw(m_ptr);
 }
 
-module::module(driver &d, std::string_view embedded_image) :module(
-    d, image_bytes{find_kernel_image(embedded_image).data.data()}) {}
+loaded_module::loaded_module(driver &d, std::string_view embedded_image)
+    : loaded_module(d, image_bytes{find_kernel_image(embedded_image).data.data()}) {}
 
-module::module(driver &d, image_bytes image) :m_driver(d) {
+loaded_module::loaded_module(driver &d, image_bytes image) : m_driver(d) {
   d.cuModuleLoadData(&m_mod, image.data);
 }
 
-module::~module() {
+loaded_module::~loaded_module() {
   if (m_mod)
     (void)m_driver.cuModuleUnload.raw(m_mod);
 }
 
-CUfunction module::function(const char *name) const {
+CUfunction loaded_module::function(const char *name) const {
   CUfunction f = nullptr;
   m_driver.cuModuleGetFunction(&f, m_mod, name);
   return f;

@@ -2,8 +2,8 @@
 // Destructors never throw: they use the unchecked (.raw) calls and ignore the result.
 #pragma once
 
-#include "harness/suite/case_context.hpp"
 #include "harness/driver/driver.hpp"
+#include "harness/suite/case_context.hpp"
 
 #include <cstdint>
 #include <initializer_list>
@@ -58,13 +58,14 @@ struct image_bytes {
 
 /// A module loaded from an embedded image ("basic.cubin", "basic.ptx", "basic.fatbin") or from
 /// image bytes. (Not a `const void*` overload: a string literal would silently pick it.)
-class module {
+/// Named loaded_module, not module: `module` is a C++20 keyword (clang-format mangles it).
+class loaded_module {
 public:
-  module(driver &d, std::string_view embedded_image);
-  module(driver &d, image_bytes image);
-  ~module();
-  module(const module &) = delete;
-  module &operator=(const module &) = delete;
+  loaded_module(driver &d, std::string_view embedded_image);
+  loaded_module(driver &d, image_bytes image);
+  ~loaded_module();
+  loaded_module(const loaded_module &) = delete;
+  loaded_module &operator=(const loaded_module &) = delete;
   [[nodiscard]] CUfunction function(const char *name) const;
   [[nodiscard]] CUmodule get() const noexcept { return m_mod; }
 
@@ -104,8 +105,8 @@ private:
 void launch(driver &d, CUfunction f, dim3 grid, dim3 block, unsigned int shared_bytes, CUstream s,
             std::initializer_list<void *> args);
 
-/// Nanoseconds of the spin kernel used for timing margins (a 50 ms spin vs a 5 ms threshold:
-/// DESIGN.md "Cases": margins that cannot flip on a noisy machine).
+/// The spin kernel used for timing margins: a 50 ms spin against a 25 ms threshold, a margin that
+/// cannot flip on a noisy machine (docs/architecture.md, "Cases").
 inline constexpr unsigned long long spin_ns = 50'000'000ULL;
 inline constexpr double overlap_threshold_ms = 25.0;
 

@@ -1,6 +1,8 @@
 // dlopen/dlsym/dladdr wrapper shared by both backends and the binding map.
 #include "harness/driver/driver_library.hpp"
 
+#include "harness/platform/library_loader.hpp"
+
 #include <dlfcn.h>
 #include <link.h>
 
@@ -11,18 +13,11 @@ std::vector<std::string> default_driver_candidates() {
 }
 
 std::shared_ptr<driver_library> driver_library::open(const std::string &path) {
-  std::vector<std::string> candidates =
-      path.empty() ? default_driver_candidates() : std::vector<std::string>{path};
-  std::string tried;
-  for (const auto &candidate : candidates) {
-    // RTLD_LOCAL: two backends (or a simulated and a real driver in tests) must not see each
-    // other's symbols through the global namespace.
-    if (void *h = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL))
-      return std::shared_ptr<driver_library>(new driver_library(h, candidate));
-    const char *why = dlerror();
-    tried += "\n  " + candidate + ": " + (why ? why : "unknown dlopen error");
-  }
-  throw driver_load_error("cannot load the CUDA driver library; tried:" + tried +
+  const auto found = open_first_library(path.empty() ? default_driver_candidates()
+                                                     : std::vector<std::string>{path});
+  if (found.handle)
+    return std::shared_ptr<driver_library>(new driver_library(found.handle, found.opened));
+  throw driver_load_error("cannot load the CUDA driver library; tried:" + found.tried +
                           "\n  (set NUMBA_CUDA_DRIVER to the driver's file path, or use "
                           "--driver sim for a dry run on the simulated driver)");
 }

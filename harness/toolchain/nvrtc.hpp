@@ -1,23 +1,13 @@
-// NVRTC and nvJitLink, loaded at run time (dlopen), with errors that carry the program log.
+// NVRTC, loaded at run time (dlopen): compiles CUDA C++ to PTX, cubin or LTO-IR with its log.
 #pragma once
 
+#include "harness/toolchain/toolkit_library.hpp"
+
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace cuparity {
-
-/// A compile or link failure; what() ends with the program or linker log.
-class toolchain_error : public std::runtime_error {
-public:
-  toolchain_error(const std::string &what, std::string log)
-      : std::runtime_error(log.empty() ? what : what + "\n" + log), m_log(std::move(log)) {}
-  [[nodiscard]] const std::string &log() const noexcept { return m_log; }
-
-private:
-  std::string m_log;
-};
 
 struct compile_output {
   std::string log;
@@ -41,27 +31,6 @@ public:
 
 private:
   nvrtc();
-  std::shared_ptr<table> m_fn;
-  std::string m_path;
-};
-
-/// libnvJitLink.so.13, for LTO-IR linking.
-class nvjitlink {
-public:
-  static nvjitlink &instance();
-  struct input {
-    enum kind { ptx, cubin, ltoir, fatbin } type;
-    std::vector<char> data;
-    std::string name;
-  };
-  /// Links to a cubin; throws toolchain_error with the linker's error log on failure.
-  [[nodiscard]] std::vector<char> link(const std::vector<input> &inputs,
-                                       const std::vector<std::string> &options) const;
-  [[nodiscard]] const std::string &path() const noexcept { return m_path; }
-  struct table;
-
-private:
-  nvjitlink();
   std::shared_ptr<table> m_fn;
   std::string m_path;
 };
