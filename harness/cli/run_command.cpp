@@ -56,9 +56,7 @@ int run(run_cli &r, const std::vector<std::string> &argv) {
   return run_matrix(r.opt);
 }
 
-} // namespace
-
-void add_run_command(CLI::App &app, action &run_action, const std::vector<std::string> &argv) {
+void add_run_subcommand(CLI::App &app, action &run_action, const std::vector<std::string> &argv) {
   auto r = std::make_shared<run_cli>();
   auto *cmd = app.add_subcommand("run", "Run a matrix: every cell in its own process, then "
                                         "equivalence, expectations and outputs");
@@ -96,7 +94,9 @@ void add_run_command(CLI::App &app, action &run_action, const std::vector<std::s
                   "Seconds each probe runs per round (default: the matrix's latency.min_time_s)")
       ->check(CLI::PositiveNumber);
   cmd->callback([r, &run_action, argv] { run_action = [r, argv] { return run(*r, argv); }; });
+}
 
+void add_ctest_subcommand(CLI::App &app, action &run_action) {
   struct ctest_cli {
     std::string matrix, dir;
     int gpu_count = 1;
@@ -116,7 +116,9 @@ void add_run_command(CLI::App &app, action &run_action, const std::vector<std::s
   ctest->callback([ct, &run_action] {
     run_action = [ct] { return write_ctest_suite(ct->matrix, ct->dir, ct->gpu_count, ct->extra); };
   });
+}
 
+void add_merge_subcommand(CLI::App &app, action &run_action, const std::vector<std::string> &argv) {
   struct merge_cli {
     std::string matrix, out, baseline, latency_baseline;
     std::vector<std::string> dirs;
@@ -140,6 +142,14 @@ void add_run_command(CLI::App &app, action &run_action, const std::vector<std::s
       return summarize_results(mg->matrix, mg->dirs, mg->out, b, argv, lb);
     };
   });
+}
+
+} // namespace
+
+void add_run_command(CLI::App &app, action &run_action, const std::vector<std::string> &argv) {
+  add_run_subcommand(app, run_action, argv);
+  add_ctest_subcommand(app, run_action);
+  add_merge_subcommand(app, run_action, argv);
 }
 
 } // namespace cuparity::cli
