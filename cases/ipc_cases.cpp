@@ -219,7 +219,8 @@ void mem_open_in_exporter(case_context &ctx) {
   CUipcMemHandle handle{};
   d.cuIpcGetMemHandle(&handle, buf.get());
   CUdeviceptr p = 0;
-  // Driver 580 answers CUDA_ERROR_INVALID_CONTEXT (ANCHORS.md); NVIDIA's docs name no code.
+  // Driver 580 answers CUDA_ERROR_INVALID_CONTEXT; NVIDIA's docs name no code
+  // (docs/driver-facts.md#ipc-open-in-exporter).
   ctx.observe("open_in_exporter", code_of([&] {
                 return d.cuIpcOpenMemHandle.raw(&p, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
               }));

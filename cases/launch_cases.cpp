@@ -241,8 +241,9 @@ void function_attributes(case_context &ctx) {
   d.cuFuncSetCacheConfig(f, CU_FUNC_CACHE_PREFER_SHARED);
 }
 
-/// Numba's ctypes prototypes for these got argument types wrong (reference/numba.md section 1);
-/// ours are static_asserted against cudaTypedefs.h, so both backends must agree here.
+/// Numba's ctypes prototypes for these got argument types wrong
+/// (docs/driver-facts.md#numba-prototype-bugs); ours are static_asserted against cudaTypedefs.h,
+/// so both backends must agree here.
 void occupancy_queries(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);

@@ -137,7 +137,7 @@ void run_linked(case_context &ctx, const void *image) {
 }
 
 /// The driver's linker: cuLinkCreate -> AddData(PTX) x2 -> Complete -> cuModuleLoadData before
-/// cuLinkDestroy (the linker owns the cubin: reference/cuda_driver.md 2e).
+/// cuLinkDestroy (the linker owns the cubin: docs/driver-facts.md#linker-owns-cubin).
 struct link_attempt {
   CUresult result = CUDA_SUCCESS;
   std::string error_log;

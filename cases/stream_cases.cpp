@@ -1,8 +1,9 @@
 // Suite `stream`: creation, queries, null-stream semantics (legacy vs per-thread), explicit
 // default-stream handles, cross-stream ordering, events and host callbacks.
 //
-// Timing-based observations use a 50 ms spin against a 25 ms threshold (DESIGN.md "Cases"), so
-// they cannot flip on a noisy machine: a wait either covers the spin or it does not.
+// Timing-based observations use a 50 ms spin against a 25 ms threshold, so they cannot flip on a
+// noisy machine: a wait either covers the spin or it does not (observations must be
+// deterministic: docs/vocabulary.md).
 #include "cases/support.hpp"
 #include "harness/suite/case_registry.hpp"
 

@@ -3,7 +3,7 @@
 //
 // It mirrors cuda-python's cuda.bindings: dlopen the driver, dlsym only cuGetProcAddress_v2, then
 // ask it for each base name with the entry's ABI version and one flag for the whole process,
-// chosen by CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM (reference/cuda_driver.md 1a-1c). Unlike
+// chosen by CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM (docs/driver-facts.md#gen-a-loader). Unlike
 // cuda-python it keeps cuGetProcAddress's result and symbolStatus (cuda-python ignores both): a
 // deliberate difference, so the binding map can say why an entry is missing.
 #include "harness/driver/backend.hpp"

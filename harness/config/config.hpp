@@ -33,7 +33,7 @@ struct settings {
 /// of forcing "driver not found").
 [[nodiscard]] settings read_settings(const env_lookup &env, const std::string &exe_dir);
 
-/// What the process actually decided (DESIGN.md's effective-behaviour table).
+/// What the process actually decided (the effective-behaviour table: docs/configuration.md).
 struct effective_config {
   settings requested;
   std::string binding;                    ///< "internal" or "nvidia": the backend in use

@@ -14,7 +14,8 @@ public:
   using std::runtime_error::runtime_error;
 };
 
-/// The library names tried, in order, when no explicit path is configured (DESIGN.md).
+/// The library names tried, in order, when no explicit path is configured
+/// (docs/configuration.md#the-driver-library).
 [[nodiscard]] std::vector<std::string> default_driver_candidates();
 
 /// A dlopen'ed driver library; closed (dlclose) on destruction.

@@ -7,13 +7,13 @@
 //                one exists, else the bare one), so both backends call the same function. For
 //                example cuMemAlloc probes to cuMemAlloc_v2 = ABI 3020, cuDeviceGetUuid to
 //                cuDeviceGetUuid_v2 = ABI 11040, cuCtxCreate to the 3-argument cuCtxCreate_v2 = 3020.
-//   parameters   the C parameter types; harness/entry_table.cpp static_asserts them against
+//   parameters   the C parameter types; harness/driver/entry_table.cpp static_asserts them against
 //                cudaTypedefs.h's PFN_<base>_v<abi>, so a wrong prototype or ABI is a build error
-//                (Numba's ctypes table had such bugs: reference/numba.md section 1).
+//                (Numba's ctypes table had such bugs: docs/driver-facts.md#numba-prototype-bugs).
 //
 // Numba's two pins (cuCtxGetDevice, cuCtxSynchronize) stay at ABI 2000: CUDA 13 added `_v2`
-// functions with other signatures under those names (reference/cuda_driver.md 2h). The pins
-// themselves are data in backends/internal/probe_rules.cpp.
+// functions with other signatures under those names (docs/driver-facts.md#cuda-13-v2-functions).
+// The pins themselves are data in backends/internal/probe_rules.cpp.
 //
 // No include guard: this file is meant to be included several times with different definitions.
 

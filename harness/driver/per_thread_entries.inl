@@ -5,7 +5,7 @@
 // PER_THREAD_DEFAULT_STREAM flag at an older version returns no pointer and
 // CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT (seen on driver 580.159.04, H200: e.g.
 // cuMemcpyHtoD at 3020), so the nvidia backend and the audit ask at this version in PTDS mode,
-// as cuda-python's generated loader did (reference/cuda_driver.md 1b, "Gen A"). entry_table.cpp
+// as cuda-python's Gen A loader did (docs/driver-facts.md#per-thread-version). entry_table.cpp
 // static_asserts that the per-thread PFN has the same type as the entry's.
 //
 // No include guard: an X-macro list.

@@ -8,7 +8,7 @@
 using namespace cuparity;
 
 TEST_CASE("entry table covers every function of Numba's API_PROTOTYPES", "[entries]") {
-  // reference/numba.md section 1: the 75 names of numba/cuda/cudadrv/drvapi.py.
+  // The 75 names of numba/cuda/cudadrv/drvapi.py (docs/driver-facts.md#numba-prototype-table).
   const char *numba_names[] = {"cuInit",
                                "cuDriverGetVersion",
                                "cuDeviceGetCount",

@@ -36,7 +36,8 @@ TEST_CASE("every row of the effective-behaviour table", "[session]") {
     bool per_thread;
     const char *warning; // substring, or nullptr for "no warning"
   };
-  // DESIGN.md "Expected effective behaviour of stream 0"; "any"/"x"/"y" rows expanded.
+  // docs/configuration.md, "Expected effective behaviour of stream 0"; "any"/"x"/"y" rows
+  // expanded.
   const row rows[] = {
       {"0", "0", "0", true, "internal", false, nullptr},
       {"0", "0", "1", true, "internal", false, nullptr},

@@ -221,8 +221,8 @@ CUPARITY_SIM_API(cuEventSynchronize, (CUevent hEvent), (hEvent), (void)0) {
   return CUDA_SUCCESS;
 }
 
-// The 12080 ABI only "relaxed error checking" (reference/cuda_driver.md 2h, unverified how): the
-// sim gives both the same behaviour.
+// The 12080 ABI only "relaxed error checking" (unverified how:
+// docs/driver-facts.md#event-elapsed-time-v2): the sim gives both the same behaviour.
 CUPARITY_SIM_API(cuEventElapsedTime, (float *pMilliseconds, CUevent hStart, CUevent hEnd),
                  (pMilliseconds, hStart, hEnd), bump(pMilliseconds)) {
   return elapsed_time(pMilliseconds, hStart, hEnd);

@@ -39,7 +39,8 @@ CUresult open_mem_handle(CUdeviceptr *pdptr, const CUipcMemHandle &handle, unsig
   payload.name[sizeof(payload.name) - 1] = '\0';
   if (payload.magic != mem_handle_magic)
     return CUDA_ERROR_INVALID_VALUE;
-  // Driver 580 refuses to open a handle in the process that exported it (ANCHORS.md).
+  // Driver 580 refuses to open a handle in the process that exported it
+  // (docs/driver-facts.md#ipc-open-in-exporter).
   if (payload.pid == static_cast<std::int32_t>(getpid()))
     return CUDA_ERROR_INVALID_CONTEXT;
   std::lock_guard lock(g_import_mutex);
