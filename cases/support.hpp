@@ -106,7 +106,7 @@ void launch(driver &d, CUfunction f, dim3 grid, dim3 block, unsigned int shared_
             std::initializer_list<void *> args);
 
 /// The spin kernel used for timing margins: a 50 ms spin against a 25 ms threshold, a margin that
-/// cannot flip on a noisy machine (docs/architecture.md, "Cases").
+/// cannot flip on a noisy machine (docs/architecture.md, "Where backends and cases sit").
 inline constexpr unsigned long long spin_ns = 50'000'000ULL;
 inline constexpr double overlap_threshold_ms = 25.0;
 

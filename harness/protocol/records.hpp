@@ -10,7 +10,7 @@
 
 namespace cuparity {
 
-// Every record type, once (the "type" member of each results.jsonl line; reports/FORMATS.md).
+// Every record type, once (the "type" member of each results.jsonl line; docs/formats.md).
 #define CUPARITY_RECORDS(X)                                                                        \
   X(run, "run")                           /* a run started: matrix, plan, provenance */            \
   X(resume, "resume")                     /* a resume started: what was still pending */           \
