@@ -16,7 +16,7 @@ int apply_driver_option(const std::string &value) {
   namespace fs = std::filesystem;
   std::string path = value;
   if (value == "sim") {
-    path = (fs::path(cuparity::executable_dir()) / "libcuparity_simdriver.so").string();
+    path = cuparity::companion_library(cuparity::executable_dir(), "libcuparity_simdriver.so");
     if (!fs::is_regular_file(path)) {
       std::cerr << "cuparity: --driver sim: the simulated driver " << path
                 << " is missing (is this a test build?)\n";

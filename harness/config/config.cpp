@@ -13,6 +13,20 @@ std::string executable_dir() {
   return ec ? std::string(".") : exe.parent_path().string();
 }
 
+// The installed layout (CMakeLists.txt, install section) keeps the libraries in lib/cuparity.
+#ifndef CUPARITY_PKGLIBDIR_FROM_BINDIR
+#define CUPARITY_PKGLIBDIR_FROM_BINDIR "../lib/cuparity"
+#endif
+
+std::string companion_library(const std::string &exe_dir, const std::string &file) {
+  std::error_code ec;
+  fs::path beside = fs::path(exe_dir) / file;
+  fs::path installed =
+      (fs::path(exe_dir) / CUPARITY_PKGLIBDIR_FROM_BINDIR / file).lexically_normal();
+  return !fs::exists(beside, ec) && fs::exists(installed, ec) ? installed.string()
+                                                              : beside.string();
+}
+
 settings read_settings(const env_lookup &env, const std::string &exe_dir) {
   settings s;
   for (const auto &name : binding_variables())
@@ -45,7 +59,7 @@ settings read_settings(const env_lookup &env, const std::string &exe_dir) {
   if (auto nb = env(var::nvidia_backend))
     s.nvidia_backend_path = *nb;
   else
-    s.nvidia_backend_path = (fs::path(exe_dir) / "libcuparity_nvidia.so").string();
+    s.nvidia_backend_path = companion_library(exe_dir, "libcuparity_nvidia.so");
   return s;
 }
 

@@ -23,7 +23,7 @@ struct settings {
   bool cuda_python_ptds = false;   ///< CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM
   std::string driver_path;         ///< absolute NUMBA_CUDA_DRIVER, "" = system search
   std::string include_path = "/usr/local/cuda/include"; ///< NUMBA_CUDA_INCLUDE_PATH
-  std::string nvidia_backend_path; ///< CUPARITY_NVIDIA_BACKEND or next to the executable
+  std::string nvidia_backend_path;              ///< CUPARITY_NVIDIA_BACKEND or companion_library
   std::map<std::string, std::string> variables; ///< the binding variables as set (unset absent)
   std::vector<std::string> warnings;            ///< parse warnings, in reading order
 };
@@ -47,5 +47,9 @@ struct effective_config {
 
 /// Directory of the running executable (for files installed next to it).
 [[nodiscard]] std::string executable_dir();
+
+/// A library cuparity ships: beside the executable (build tree) or, when only that exists, in
+/// the installed layout's lib/cuparity next to bin/. The first when neither exists.
+[[nodiscard]] std::string companion_library(const std::string &exe_dir, const std::string &file);
 
 } // namespace cuparity

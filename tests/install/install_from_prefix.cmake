@@ -1,0 +1,182 @@
+# The installed tree works on its own: install the build (plus the simdriver component) into a
+# fresh prefix, then, from a folder outside the source and build trees and with no library path or
+# binding variable inherited, run the installed executable: `list`, `env --json` (the nvidia
+# backend must come from the prefix, without fallback) and the installed smoke matrix on the
+# simulated driver (verdict equivalent). Nothing is copied from the source tree, and no path of
+# the source or build tree may appear in a RUNPATH or in what the installed executable reports.
+#
+#   cmake -DBUILD_DIR=<build> -DSOURCE_DIR=<source> [-DREADELF=<readelf>] -P install_from_prefix.cmake
+foreach(v BUILD_DIR SOURCE_DIR)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "${v} is required")
+  endif()
+  file(REAL_PATH "${${v}}" ${v})
+endforeach()
+if(NOT READELF)
+  find_program(READELF readelf REQUIRED)
+endif()
+
+function(fail what)
+  message(FATAL_ERROR "install_from_prefix: ${what}\n(kept for inspection: ${tmp})")
+endfunction()
+
+# True when `path` is `root` or inside it.
+function(is_within out path root)
+  string(LENGTH "${root}/" n)
+  string(SUBSTRING "${path}/" 0 ${n} head)
+  if(head STREQUAL "${root}/")
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
+# ---- a fresh temporary folder, outside both trees
+set(tmp_root "$ENV{TMPDIR}")
+if(NOT tmp_root)
+  set(tmp_root /tmp)
+endif()
+file(REAL_PATH "${tmp_root}" tmp_root)
+string(RANDOM LENGTH 10 ALPHABET abcdefghijklmnopqrstuvwxyz0123456789 suffix)
+set(tmp "${tmp_root}/cuparity-install-${suffix}")
+foreach(root "${SOURCE_DIR}" "${BUILD_DIR}")
+  is_within(inside "${tmp}" "${root}")
+  if(inside)
+    message(FATAL_ERROR "the temporary folder ${tmp} lies in ${root}: set TMPDIR elsewhere")
+  endif()
+endforeach()
+set(prefix "${tmp}/prefix")
+set(work "${tmp}/work")
+file(MAKE_DIRECTORY "${prefix}" "${work}")
+
+# ---- no inherited library path, preload or binding/simulator variable
+unset(ENV{LD_LIBRARY_PATH})
+unset(ENV{LD_PRELOAD})
+unset(ENV{CUDA_VISIBLE_DEVICES})
+execute_process(COMMAND "${CMAKE_COMMAND}" -E environment OUTPUT_VARIABLE environment)
+string(REGEX MATCHALL "(^|\n)(CUPARITY_|NUMBA_CUDA_|CUDA_PYTHON_)[A-Za-z0-9_]*=" names
+       "${environment}")
+foreach(n IN LISTS names)
+  string(REGEX REPLACE "^\n?(.*)=$" "\\1" n "${n}")
+  unset(ENV{${n}})
+endforeach()
+
+# ---- install: the package's files, then the simulated driver (component simdriver)
+foreach(component "" simdriver)
+  set(args)
+  if(component)
+    set(args --component ${component})
+  endif()
+  execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}" ${args}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    fail("cmake --install ${args} failed (${rc}):\n${out}")
+  endif()
+endforeach()
+
+set(exe "${prefix}/bin/cuparity")
+set(pkglib "${prefix}/lib/cuparity")
+foreach(f bin/cuparity lib/cuparity/libcuparity_nvidia.so lib/cuparity/libcuparity_simdriver.so
+          share/cuparity/matrices/smoke.toml share/cuparity/matrices/default.toml
+          share/cuparity/matrices/baselines/driver-validation.txt share/doc/cuparity/README.md)
+  if(NOT EXISTS "${prefix}/${f}")
+    fail("${f} is missing from the installed tree")
+  endif()
+endforeach()
+file(GLOB in_bin RELATIVE "${prefix}/bin" "${prefix}/bin/*")
+if(NOT in_bin STREQUAL "cuparity")
+  fail("bin/ must hold the executable only, not: ${in_bin}")
+endif()
+
+# Every installed file is a plain file of the prefix (no link back into a tree), and every ELF
+# file has no RUNPATH/RPATH naming the source or build tree.
+file(GLOB_RECURSE installed LIST_DIRECTORIES false "${prefix}/*")
+foreach(f IN LISTS installed)
+  if(IS_SYMLINK "${f}")
+    fail("${f} is a symbolic link")
+  endif()
+  file(READ "${f}" magic LIMIT 4 HEX)
+  if(magic STREQUAL "7f454c46")
+    execute_process(COMMAND "${READELF}" -d "${f}" RESULT_VARIABLE rc OUTPUT_VARIABLE dyn
+                    ERROR_VARIABLE dyn)
+    if(NOT rc EQUAL 0)
+      fail("readelf -d ${f} failed (${rc}): ${dyn}")
+    endif()
+    string(REGEX MATCHALL "\\((RUNPATH|RPATH)\\)[^\n]*" paths "${dyn}")
+    foreach(p IN LISTS paths)
+      foreach(root "${SOURCE_DIR}" "${BUILD_DIR}")
+        string(FIND "${p}" "${root}" at)
+        if(at GREATER -1)
+          fail("${f} searches the tree ${root}: ${p}")
+        endif()
+      endforeach()
+    endforeach()
+    message(STATUS "${f}: ${paths}")
+  endif()
+endforeach()
+
+# ---- run the installed executable from outside both trees
+function(cuparity out_var)
+  execute_process(COMMAND "${exe}" ${ARGN} WORKING_DIRECTORY "${work}" RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT rc EQUAL 0)
+    list(JOIN ARGN " " command)
+    fail("cuparity ${command} exited ${rc}\nstdout:\n${stdout}\nstderr:\n${stderr}")
+  endif()
+  set(${out_var} "${stdout}" PARENT_SCOPE)
+endfunction()
+
+# No path of either tree may show in anything the installed executable reports.
+function(check_no_tree_paths what text)
+  foreach(root "${SOURCE_DIR}" "${BUILD_DIR}")
+    string(FIND "${text}" "${root}" at)
+    if(at GREATER -1)
+      string(SUBSTRING "${text}" ${at} 200 around)
+      fail("${what} names the tree ${root}: ...${around}")
+    endif()
+  endforeach()
+endfunction()
+
+function(expect_json json what expected)
+  string(JSON value ERROR_VARIABLE err GET "${json}" ${what})
+  if(err)
+    fail("${what}: ${err}")
+  endif()
+  string(REPLACE ";" "." name "${what}")
+  if(NOT value STREQUAL expected)
+    fail("${name} is '${value}', expected '${expected}'")
+  endif()
+endfunction()
+
+cuparity(listing list)
+if(NOT listing MATCHES "binding\\.config\\.effective")
+  fail("cuparity list shows no binding.config.effective:\n${listing}")
+endif()
+check_no_tree_paths("cuparity list" "${listing}")
+
+set(ENV{NUMBA_CUDA_USE_NVIDIA_BINDING} 1)
+cuparity(env --driver sim env --json)
+unset(ENV{NUMBA_CUDA_USE_NVIDIA_BINDING})
+expect_json("${env}" "config;binding" nvidia)
+expect_json("${env}" "config;fallback" OFF)
+expect_json("${env}" "config;simulated" ON)
+expect_json("${env}" "config;nvidia_backend_path" "${pkglib}/libcuparity_nvidia.so")
+expect_json("${env}" "config;driver_path" "${pkglib}/libcuparity_simdriver.so")
+check_no_tree_paths("cuparity env --json" "${env}")
+
+set(out "${tmp}/smoke")
+cuparity(console --driver sim run "${prefix}/share/cuparity/matrices/smoke.toml" -j 2
+         --out "${out}")
+if(NOT EXISTS "${out}/summary.json")
+  fail("no ${out}/summary.json after the smoke run:\n${console}")
+endif()
+file(READ "${out}/summary.json" summary)
+expect_json("${summary}" verdict equivalent)
+expect_json("${summary}" exit_code 0)
+expect_json("${summary}" "matrix;path" "${prefix}/share/cuparity/matrices/smoke.toml")
+expect_json("${summary}" "provenance;simulated" ON)
+check_no_tree_paths("summary.json" "${summary}")
+check_no_tree_paths("the smoke run's console" "${console}")
+
+file(REMOVE_RECURSE "${tmp}")
+message(STATUS "install_from_prefix: the installed tree at ${prefix} works on its own")
