@@ -5,7 +5,7 @@
 #                                        (Debian Policy 10.2: private shared objects go in a
 #                                        subdirectory of /usr/lib, not executable, stripped)
 #   share/cuparity/matrices/             the shipped matrices, with baselines/
-#   share/doc/cuparity/                  README.md, FORMATS.md
+#   share/doc/cuparity/                  README.md and docs/
 #
 # The executable looks for its libraries beside itself first (the build tree, and the folder carried
 # to the GPU machine), then in lib/cuparity relative to its own folder (companion_library in
@@ -49,8 +49,9 @@ install(TARGETS cuparity_nvidia LIBRARY DESTINATION ${CUPARITY_INSTALL_PKGLIBDIR
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/matrices/
         DESTINATION ${CMAKE_INSTALL_DATADIR}/cuparity/matrices COMPONENT cuparity
         FILES_MATCHING PATTERN "*.toml" PATTERN "*.txt")
-install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/reports/FORMATS.md
-        DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT cuparity)
+install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT cuparity)
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
+        COMPONENT cuparity FILES_MATCHING PATTERN "*.md")
 
 if(TARGET cuparity_simdriver)
   # Both models: `--driver sim` opens the current one; the legacy one serves as a second driver
