@@ -1,5 +1,5 @@
-// Latency statistics and the latency phase: A/A reads same or ambiguous, a 10 % delay on one
-// resolution path reads slower with significance.
+// Latency statistics, the summary and the latency phase: A/A reads same or ambiguous, a 10 % delay
+// on one resolution path reads slower with significance.
 #include "harness/latency/latency_phase.hpp"
 #include "harness/latency/latency_stats.hpp"
 #include "harness/protocol/records.hpp"
