@@ -1,9 +1,9 @@
-// The latency probes (names follow the cuda-python benchmark cases where one exists, so figures
-// can be set side by side: reference/cuda_driver.md 1e). Each is one function written against a
-// call policy P (facade or direct pointer) and one registration line.
+// The latency probes: each is one function written against a call policy P (facade or direct
+// pointer) and one registration line. Names follow cuda-python's benchmark cases where one exists,
+// so figures can be set side by side (docs/latency.md).
 #include "cases/kernels/kernel_images.hpp"
-#include "harness/toolchain/nvrtc.hpp"
 #include "harness/suite/probe_registry.hpp"
+#include "harness/toolchain/nvrtc.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -200,43 +200,31 @@ template <class P> void host_cpu_reference(state &s, probe_env &, P) {
 
 } // namespace
 
+/// A probe function template as the generic callable probe_registry::add instantiates once per
+/// call policy (a template cannot be passed by its name alone).
+#define CUPARITY_PROBE(fn) [](state &s, probe_env &e, auto policy) { fn(s, e, policy); }
+
 CUPARITY_PROBE_FILE(register_probes) {
-  registry
-      .add("launch.empty_kernel", probe_kind::host,
-           [](state &s, probe_env &e, auto p) { launch_empty(s, e, p); })
+  registry.add("launch.empty_kernel", probe_kind::host, CUPARITY_PROBE(launch_empty))
       .calls_per_iteration = launch_batch;
-  registry
-      .add("launch.args16", probe_kind::host,
-           [](state &s, probe_env &e, auto p) { launch_args16(s, e, p); })
+  registry.add("launch.args16", probe_kind::host, CUPARITY_PROBE(launch_args16))
       .calls_per_iteration = launch_batch;
-  registry.add("launch.empty_kernel_sync", probe_kind::host,
-               [](state &s, probe_env &e, auto p) { launch_empty_sync(s, e, p); });
-  registry.add("stream.sync_idle", probe_kind::host,
-               [](state &s, probe_env &e, auto p) { stream_sync_idle(s, e, p); });
-  registry.add("stream.query", probe_kind::host,
-               [](state &s, probe_env &e, auto p) { stream_query(s, e, p); });
-  registry.add("event.record_sync", probe_kind::host,
-               [](state &s, probe_env &e, auto p) { event_record_sync(s, e, p); });
-  registry.add("ctx.get_current", probe_kind::host,
-               [](state &s, probe_env &e, auto p) { ctx_get_current(s, e, p); });
-  registry.add("ctx.push_pop", probe_kind::host,
-               [](state &s, probe_env &e, auto p) { ctx_push_pop(s, e, p); });
-  registry.add("mem.alloc_free_4k", probe_kind::host,
-               [](state &s, probe_env &e, auto p) { mem_alloc_free_4k(s, e, p); });
-  registry.add("memcpy.htod_4b", probe_kind::host,
-               [](state &s, probe_env &e, auto p) { memcpy_htod_4b(s, e, p); });
-  registry
-      .add("memcpy.htod_64mib", probe_kind::bandwidth,
-           [](state &s, probe_env &e, auto p) { memcpy_htod_64mib(s, e, p); })
+  registry.add("launch.empty_kernel_sync", probe_kind::host, CUPARITY_PROBE(launch_empty_sync));
+  registry.add("stream.sync_idle", probe_kind::host, CUPARITY_PROBE(stream_sync_idle));
+  registry.add("stream.query", probe_kind::host, CUPARITY_PROBE(stream_query));
+  registry.add("event.record_sync", probe_kind::host, CUPARITY_PROBE(event_record_sync));
+  registry.add("ctx.get_current", probe_kind::host, CUPARITY_PROBE(ctx_get_current));
+  registry.add("ctx.push_pop", probe_kind::host, CUPARITY_PROBE(ctx_push_pop));
+  registry.add("mem.alloc_free_4k", probe_kind::host, CUPARITY_PROBE(mem_alloc_free_4k));
+  registry.add("memcpy.htod_4b", probe_kind::host, CUPARITY_PROBE(memcpy_htod_4b));
+  registry.add("memcpy.htod_64mib", probe_kind::bandwidth, CUPARITY_PROBE(memcpy_htod_64mib))
       .bytes_per_iteration = static_cast<double>(big_copy);
-  registry.add("module.load_cubin", probe_kind::host,
-               [](state &s, probe_env &e, auto p) { module_load_cubin(s, e, p); });
-  registry.add(
-      "nvrtc.compile_small", probe_kind::host,
-      [](state &s, probe_env &e, auto p) { nvrtc_compile_small(s, e, p); }, false);
-  registry.add(
-      "host.cpu_reference", probe_kind::host,
-      [](state &s, probe_env &e, auto p) { host_cpu_reference(s, e, p); }, false);
+  registry.add("module.load_cubin", probe_kind::host, CUPARITY_PROBE(module_load_cubin));
+  // No driver call, so no direct series.
+  registry.add("nvrtc.compile_small", probe_kind::host, CUPARITY_PROBE(nvrtc_compile_small), false);
+  registry.add("host.cpu_reference", probe_kind::host, CUPARITY_PROBE(host_cpu_reference), false);
 }
+
+#undef CUPARITY_PROBE
 
 } // namespace cuparity::probes

@@ -4,24 +4,18 @@
 // Numba, and CUDA state does not survive a crash). Events go to --events-fd so nothing a driver
 // prints on stdout can corrupt them; each line is flushed before the next case starts, so a crash
 // loses nothing that finished.
+#include "harness/cli/cell_start.hpp"
 #include "harness/cli/commands.hpp"
-#include "harness/config/config_json.hpp"
-#include "harness/driver/device_facts.hpp"
 #include "harness/driver/driver_json.hpp"
 #include "harness/platform/gpu_lock.hpp"
 #include "harness/protocol/event_stream.hpp"
 #include "harness/protocol/events.hpp"
 #include "harness/protocol/exit_codes.hpp"
-#include "harness/selection/session.hpp"
 #include "harness/suite/case_registry.hpp"
 #include "harness/suite/case_runner.hpp"
 
-#include <chrono>
-#include <cstdio>
 #include <cstdlib>
-#include <iostream>
 #include <memory>
-#include <unistd.h>
 
 namespace cuparity::cli {
 
@@ -33,50 +27,15 @@ struct cell_options {
   int events_fd = 1;
 };
 
-double ms_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
-
 int run_cell(const cell_options &opt) {
   const event_stream events(opt.events_fd);
-  auto fail_start = [&](const std::string &kind, const std::string &message, int code) {
-    events.write(make_event(event_kind::cell_error, {{"kind", kind}, {"message", message}}));
-    std::cerr << "cuparity cell: " << message << "\n";
-    return code;
-  };
-  settings s;
-  try {
-    s = read_settings(process_environment(), executable_dir());
-  } catch (const config_error &e) {
-    return fail_start("config", e.what(), exit_code::bad_input);
-  }
-  std::unique_ptr<session> sess;
-  try {
-    sess = session::open(s);
-  } catch (const std::exception &e) {
-    return fail_start("driver", e.what(), exit_code::environment);
-  }
-  driver &d = sess->drv();
-
   // cell.startup: cuInit plus the primary context, the driver's own start-up cost. The context
   // stays retained for the whole process so cases retain/release cheaply instead of recreating it.
-  auto t0 = std::chrono::steady_clock::now();
-  CUresult init = d.cuInit.raw(0);
-  double init_ms = ms_since(t0);
-  CUdevice dev = 0;
-  CUcontext primary = nullptr;
-  double ctx_ms = 0;
-  if (init == CUDA_SUCCESS && d.cuDeviceGet.raw(&dev, 0) == CUDA_SUCCESS) {
-    auto t1 = std::chrono::steady_clock::now();
-    (void)d.cuDevicePrimaryCtxRetain.raw(&primary, dev);
-    ctx_ms = ms_since(t1);
-  }
-  driver_facts facts = query_driver_facts(d);
-  events.write(make_event(event_kind::cell_start,
-                          {{"pid", static_cast<long>(getpid())},
-                           {"config", to_json(sess->config())},
-                           {"driver", to_json(facts)},
-                           {"startup_ms", {{"cuInit", init_ms}, {"primary_ctx_retain", ctx_ms}}}}));
+  // The calls are raw: a cell whose driver refuses them still runs, and its cases say what fails.
+  started_process start = start_process(events, "cell", startup_calls::tolerant);
+  if (!start.started())
+    return start.exit_code;
+  driver &d = start.sess->drv();
 
   auto selected = case_registry::instance().select(opt.cases, opt.excludes);
   // Each exclusive case takes the lock on its own, in registry order. Grouping them first in the
@@ -90,7 +49,7 @@ int run_cell(const cell_options &opt) {
   for (const case_def *c : selected) {
     lock.acquire(c->exclusive);
     events.write(make_event(event_kind::case_start, {{"case", c->id}}));
-    case_result r = run_case(*c, d, sess->config());
+    case_result r = run_case(*c, d, start.sess->config());
     lock.release();
     events.write(make_event(event_kind::case_end, {{"case", r.id},
                                                    {"outcome", to_string(r.result)},
@@ -104,8 +63,8 @@ int run_cell(const cell_options &opt) {
     }
   }
   events.write(make_event(event_kind::cell_end, {{"binding_map", to_json(d.binding_map())}}));
-  if (primary && rc != exit_code::cell_poisoned)
-    (void)d.cuDevicePrimaryCtxRelease.raw(dev);
+  if (start.primary && rc != exit_code::cell_poisoned)
+    (void)d.cuDevicePrimaryCtxRelease.raw(start.dev);
   return rc;
 }
 

@@ -1,14 +1,12 @@
-// The latency phase: probes per cell in fresh processes, cells interleaved over rounds.
+// The latency phase: probe processes per cell, cells interleaved over rounds; and its summary.
 #pragma once
 
+#include "harness/latency/latency_summary.hpp" // latency_summary, for the phase's callers
 #include "harness/matrix/matrix.hpp"
 #include "harness/protocol/results.hpp"
 
 #include <atomic>
-#include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
-#include <vector>
 
 namespace cuparity {
 
@@ -18,20 +16,14 @@ struct latency_run_options {
   double min_time_override = 0; ///< seconds per probe, 0 = the matrix's
 };
 
-/// Runs the probes with the GPU to itself: each round starts one `cuparity probe` process per
-/// cell, in matrix order on even rounds and reversed on odd ones (A B, B A: drift cancels), and
-/// within a process facade and direct series alternate which goes first. Rounds continue past
-/// `latency.rounds` until every series' CV is at most `target_cv` or `max_rounds` is reached.
-/// Appends `latency_sample`, `latency_environment` and `latency_cell` records.
+/// Runs the probes with the GPU to itself: each round runs every cell's probes in a probe process
+/// (`cuparity probe`: a fresh one per round, or with `processes = "persistent"` one per cell for
+/// the whole phase), in matrix order on even rounds and reversed on odd ones (A B, B A: drift
+/// cancels), and within a process facade and direct series alternate which goes first. Rounds
+/// continue past `latency.rounds` until every series' robust CV is at most `target_cv` or
+/// `max_rounds` is reached. Appends `latency_sample`, `latency_environment`, `latency_cell` and
+/// `latency_error` records.
 void run_latency_phase(const matrix &m, const latency_run_options &options, results_writer &results,
                        const std::atomic<bool> &stop);
-
-/// The summary's `latency` block from recorded samples (null when there are none): per-series
-/// statistics, backend-vs-backend comparisons inside each semantic group, facade overhead, and
-/// run vs `baseline` (a previous summary.json) when given. `failed` is set when a comparison is a
-/// regression and the matrix asks for failing on it.
-[[nodiscard]] nlohmann::json latency_summary(const matrix &m,
-                                             const std::vector<nlohmann::json> &records,
-                                             const nlohmann::json *baseline, bool &failed);
 
 } // namespace cuparity

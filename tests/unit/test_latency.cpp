@@ -1,6 +1,8 @@
-// Latency statistics and the latency phase: A/A reads same or ambiguous, a 10 % delay on one
-// resolution path reads slower with significance.
+// Latency statistics, the summary and the latency phase: A/A reads same or ambiguous, a 10 % delay
+// on one resolution path reads slower with significance.
+#include "harness/latency/latency_phase.hpp"
 #include "harness/latency/latency_stats.hpp"
+#include "harness/protocol/records.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
@@ -44,7 +46,7 @@ TEST_CASE("A/A on noisy samples: never slower or faster in 2000 comparisons; a 1
           "slower",
           "[latency][stats]") {
   std::mt19937_64 rng(42);
-  std::lognormal_distribution<double> noise(0.0, 0.03); // 3 % spread, like a good GPU probe
+  std::lognormal_distribution<double> noise(0.0, 0.03); // 3 % spread, like a good latency probe
   auto draw = [&](double scale, int n) {
     std::vector<double> v;
     for (int i = 0; i < n; ++i)
@@ -70,6 +72,65 @@ TEST_CASE("A/A on noisy samples: never slower or faster in 2000 comparisons; a 1
   CHECK(compare_samples(draw(1, 9), draw(0.85, 9), bw).verdict == "slower");
   // Below the floor, nothing is a difference.
   CHECK(compare_samples({10, 10.1, 9.9}, {12, 12.1, 11.9}, rule).verdict == "same");
+}
+
+TEST_CASE("the summary of fixed samples: comparison, overhead, noise, baseline",
+          "[latency][summary]") {
+  matrix m;
+  for (const char *id : {"a", "b"}) {
+    cell c;
+    c.id = id;
+    m.cells.push_back(std::move(c));
+  }
+  m.latency.fail_on_regression = true;
+  std::vector<nlohmann::json> records;
+  for (const char *id : {"a", "b"})
+    records.push_back(make_record(record_type::latency_cell,
+                                  {{"cell", id}, {"config", {{"stream0", "legacy"}}}}));
+  auto sample = [&](const char *probe, const char *cell, const char *series, int round,
+                    double value) {
+    records.push_back(make_record(record_type::latency_sample, {{"round", round},
+                                                                {"cell", cell},
+                                                                {"probe", probe},
+                                                                {"series", series},
+                                                                {"kind", "host"},
+                                                                {"unit", "ns"},
+                                                                {"value", value}}));
+  };
+  const std::vector<double> wobble{0, 1, -1, 0, 0};
+  for (int round = 0; round < 5; ++round) {
+    sample("x.call", "a", "facade", round, 100 + wobble[round]);
+    sample("x.call", "a", "direct", round, 90 + wobble[round]);
+    sample("x.call", "b", "facade", round, 150 + wobble[round]);
+    sample("host.cpu_reference", "a", "facade", round, 50 + wobble[round]);
+    records.push_back(
+        make_record(record_type::latency_environment, {{"round", round}, {"load_average", 0.5}}));
+  }
+  bool failed = false;
+  const auto s = latency_summary(m, records, nullptr, failed);
+  CHECK(failed); // b is 50 % slower than a and the matrix fails on regressions
+  CHECK(s["rounds"] == 5);
+  CHECK(s["environment_rounds"].size() == 5);
+  CHECK(s["environment"]["round"] == 0);
+  CHECK(s["stats"].size() == 4);
+  REQUIRE(s["comparisons"].size() == 1);
+  CHECK(s["comparisons"][0]["probe"] == "x.call");
+  CHECK(s["comparisons"][0]["a"] == "a");
+  CHECK(s["comparisons"][0]["verdict"] == "slower");
+  REQUIRE(s["overhead"].size() == 1); // only a has both series
+  CHECK(s["overhead"][0]["pairs"] == 5);
+  CHECK(s["overhead"][0]["delta"] == 10);
+  CHECK(s["overhead"][0]["ratio"].get<double>() == Approx(100.0 / 90));
+  CHECK(s["noise"]["reference"]["probe"] == "host.cpu_reference");
+  CHECK(s["noise"]["over_target"].empty());
+  CHECK(s["baseline"].empty());
+  // Against itself as the baseline: every series reads the same, nothing regresses.
+  const nlohmann::json previous{{"latency", s}};
+  const auto again = latency_summary(m, records, &previous, failed);
+  REQUIRE(again["baseline"].size() == 4);
+  for (const auto &b : again["baseline"])
+    CHECK(b["regression"] == false);
+  CHECK(again["probes"] == s["probes"]);
 }
 
 namespace {

@@ -1,0 +1,225 @@
+// The latency summary: statistics per series, backend-vs-backend comparisons, facade overhead,
+// the noise block and the comparison with a baseline run (docs/latency.md).
+#include "harness/latency/latency_summary.hpp"
+
+#include "harness/latency/latency_samples.hpp"
+#include "harness/latency/latency_stats.hpp"
+#include "harness/protocol/records.hpp"
+#include "harness/verdict/compare.hpp"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+
+namespace cuparity {
+namespace {
+
+using json = nlohmann::json;
+
+/// The probe without driver calls (cases/probes.cpp): its spread is the host's, not a binding's.
+constexpr const char *reference_probe = "host.cpu_reference";
+
+/// The records the summary reads, indexed the ways it reads them.
+struct latency_records {
+  probe_samples samples; ///< values in record order
+  /// probe -> series -> round -> value, for pairing series measured in the same process
+  std::map<std::string, std::map<std::string, std::map<int, double>>> by_round;
+  std::map<std::string, std::pair<std::string, std::string>> kind_unit; ///< probe -> kind, unit
+  /// cell -> semantic group, from what each cell's process decided (functional or probe process)
+  std::map<std::string, std::string> cell_group;
+  int rounds = 0;                   ///< one past the highest round of any sample
+  json environment = json::array(); ///< the latency_environment records, less their type
+};
+
+void add_sample(latency_records &out, const json &r) {
+  out.rounds = std::max(out.rounds, r.value("round", 0) + 1);
+  if (!r.contains("value"))
+    return;
+  const std::string probe = r.value("probe", "");
+  const std::string series = series_name(r.value("cell", ""), r.value("series", "facade"));
+  const double value = r["value"].get<double>();
+  out.samples[probe][series].push_back(value);
+  out.by_round[probe][series][r.value("round", 0)] = value;
+  out.kind_unit[probe] = {r.value("kind", "host"), r.value("unit", "ns")};
+}
+
+latency_records index_records(const std::vector<json> &records) {
+  latency_records out;
+  for (const auto &r : records) {
+    if (is_record(r, record_type::latency_sample)) {
+      add_sample(out, r);
+    } else if (is_record(r, record_type::latency_environment)) {
+      auto e = r;
+      e.erase("type");
+      out.environment.push_back(e);
+    } else if ((is_record(r, record_type::cell) || is_record(r, record_type::latency_cell)) &&
+               r.contains("config")) {
+      out.cell_group[r.value("cell", "")] = semantic_key(r["config"]);
+    }
+  }
+  return out;
+}
+
+comparison_rule rule_for(const latency_settings &l, const std::string &probe,
+                         const std::string &unit) {
+  comparison_rule rule;
+  rule.threshold = l.thresholds.count(probe) ? l.thresholds.at(probe) : l.regression_threshold;
+  rule.lower_is_better = unit != "GB/s";
+  rule.floor = rule.lower_is_better ? l.floor_ns : 0;
+  return rule;
+}
+
+json verdict_json(const latency_verdict &v, const comparison_rule &rule) {
+  return json{{"median_a", v.median_a}, {"median_b", v.median_b},     {"ratio", v.ratio.ratio},
+              {"ci_low", v.ratio.low},  {"ci_high", v.ratio.high},    {"p_value", v.p_value},
+              {"verdict", v.verdict},   {"threshold", rule.threshold}};
+}
+
+/// The arrays of the summary, filled probe by probe.
+struct summary_parts {
+  json probes = json::array(), stats = json::array(), comparisons = json::array(),
+       overhead = json::array(), baseline = json::array();
+  bool failed = false;
+};
+
+void add_series_stats(json &stats, const std::string &probe, const series_samples &series) {
+  for (const auto &[name, values] : series)
+    stats.push_back({{"probe", probe},
+                     {"series", name},
+                     {"median", median(values)},
+                     {"cv", coefficient_of_variation(values)},
+                     {"rcv", robust_cv(values)},
+                     {"n", values.size()}});
+}
+
+/// Backend against backend: every pair of cells inside a semantic group, in matrix order.
+/// `cell_group` is indexed with [] as it always was: a cell without a recorded config enters it
+/// with an empty group, which the pairs after it then see.
+void compare_backends(const matrix &m, const std::string &probe, const series_samples &series,
+                      const comparison_rule &rule, std::map<std::string, std::string> &cell_group,
+                      summary_parts &parts) {
+  for (std::size_t i = 0; i < m.cells.size(); ++i)
+    for (std::size_t j = i + 1; j < m.cells.size(); ++j) {
+      const auto &a = m.cells[i].id, &b = m.cells[j].id;
+      if (!series.count(a) || !series.count(b) || !cell_group.count(a) ||
+          cell_group[a] != cell_group[b])
+        continue;
+      auto v = compare_samples(series.at(a), series.at(b), rule);
+      auto j_v = verdict_json(v, rule);
+      j_v["probe"] = probe, j_v["group"] = cell_group[a], j_v["a"] = a, j_v["b"] = b;
+      parts.comparisons.push_back(j_v);
+      parts.failed = parts.failed || (m.latency.fail_on_regression && v.verdict == "slower");
+    }
+}
+
+/// Facade overhead: the facade series against the direct series of the same process, paired
+/// round by round (both ran in one process, so the process-to-process spread they share
+/// cancels; on the H200 that narrowed the launch interval from +-11 % to +-3 %).
+void add_facade_overhead(const matrix &m, const std::string &probe,
+                         const std::map<std::string, std::map<int, double>> &by_round,
+                         json &overhead) {
+  for (const auto &c : m.cells) {
+    auto f = by_round.find(c.id), d = by_round.find("direct:" + c.id);
+    if (f == by_round.end() || d == by_round.end())
+      continue;
+    std::vector<double> fv, dv, deltas;
+    for (const auto &[round, value] : f->second)
+      if (auto it = d->second.find(round); it != d->second.end()) {
+        fv.push_back(value);
+        dv.push_back(it->second);
+        deltas.push_back(value - it->second);
+      }
+    if (fv.empty())
+      continue;
+    auto ri = paired_ratio(dv, fv);
+    overhead.push_back({{"probe", probe},
+                        {"series", c.id},
+                        {"ratio", ri.ratio},
+                        {"ci_low", ri.low},
+                        {"ci_high", ri.high},
+                        {"delta", median(deltas)},
+                        {"pairs", fv.size()}});
+  }
+}
+
+/// This run against a previous one (its summary.json), series by series.
+void compare_with_baseline(const json *baseline, const latency_settings &l,
+                           const std::string &probe, const series_samples &series,
+                           const comparison_rule &rule, summary_parts &parts) {
+  if (!baseline || !baseline->contains("latency") || !(*baseline)["latency"].is_object())
+    return;
+  for (const auto &bp : (*baseline)["latency"].value("probes", json::array())) {
+    if (bp.value("name", "") != probe)
+      continue;
+    for (const auto &[name, values] : series) {
+      if (!bp["samples"].contains(name))
+        continue;
+      auto v = compare_samples(bp["samples"][name].get<std::vector<double>>(), values, rule);
+      auto j_v = verdict_json(v, rule);
+      const bool regression = v.verdict == "slower";
+      j_v["probe"] = probe, j_v["a"] = "baseline:" + name, j_v["b"] = name;
+      j_v["regression"] = regression;
+      parts.baseline.push_back(j_v);
+      parts.failed = parts.failed || (l.fail_on_regression && regression);
+    }
+  }
+}
+
+/// Noise: which series spread more than the matrix's target over the rounds (robust CV, as the
+/// stopping rule), read against the driver-free reference probe measured in the same rounds.
+json noise_block(const json &stats, double target_cv) {
+  json over_target = json::array(), reference = nullptr;
+  for (const auto &st : stats) {
+    const double rcv = st["rcv"], cv = st["cv"];
+    if (st["probe"] == reference_probe) {
+      if (reference.is_null())
+        reference = {{"probe", reference_probe}, {"rcv_max", rcv}, {"cv_max", cv}};
+      reference["rcv_max"] = std::max(reference["rcv_max"].get<double>(), rcv);
+      reference["cv_max"] = std::max(reference["cv_max"].get<double>(), cv);
+    }
+    if (rcv > target_cv)
+      over_target.push_back(
+          {{"probe", st["probe"]}, {"series", st["series"]}, {"rcv", rcv}, {"cv", cv}});
+  }
+  return {{"target_cv", target_cv}, {"over_target", over_target}, {"reference", reference}};
+}
+
+} // namespace
+
+json latency_summary(const matrix &m, const std::vector<json> &records, const json *baseline,
+                     bool &failed) {
+  failed = false;
+  latency_records rec = index_records(records);
+  if (rec.samples.empty())
+    return nullptr;
+  const auto &l = m.latency;
+  summary_parts parts;
+  for (const auto &[probe, series] : rec.samples) {
+    const auto &[kind, unit] = rec.kind_unit[probe];
+    const auto rule = rule_for(l, probe, unit);
+    parts.probes.push_back({{"name", probe},
+                            {"kind", kind},
+                            {"unit", unit},
+                            {"lower_is_better", rule.lower_is_better},
+                            {"samples", series}});
+    add_series_stats(parts.stats, probe, series);
+    compare_backends(m, probe, series, rule, rec.cell_group, parts);
+    add_facade_overhead(m, probe, rec.by_round[probe], parts.overhead);
+    compare_with_baseline(baseline, l, probe, series, rule, parts);
+  }
+  failed = parts.failed;
+  const auto &environment = rec.environment;
+  return {{"schema", "cuparity.latency/1"},
+          {"rounds", rec.rounds},
+          {"environment", environment.empty() ? json::object() : environment.front()},
+          {"environment_rounds", environment},
+          {"probes", parts.probes},
+          {"stats", parts.stats},
+          {"comparisons", parts.comparisons},
+          {"overhead", parts.overhead},
+          {"noise", noise_block(parts.stats, l.target_cv)},
+          {"baseline", parts.baseline}};
+}
+
+} // namespace cuparity

@@ -1,0 +1,93 @@
+// Reading one round of a probe process's events into latency records (docs/formats.md).
+#include "harness/latency/round_events.hpp"
+
+#include "harness/protocol/events.hpp"
+#include "harness/protocol/records.hpp"
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace cuparity {
+namespace {
+
+/// What one event means for the round being read.
+enum class round_step {
+  more,   ///< keep reading
+  ended,  ///< the round is complete (or a serving process is ready for its first)
+  failed, ///< the process could not start: nothing more will come
+};
+
+/// A `probe` event as a `latency_sample` record; its value, if any, also goes into `seen`.
+nlohmann::json sample_record(const nlohmann::json &ev, const cell &c, int round,
+                             probe_samples &seen) {
+  nlohmann::json rec =
+      make_record(record_type::latency_sample, {{"round", round},
+                                                {"cell", c.id},
+                                                {"probe", ev.value("probe", "")},
+                                                {"series", ev.value("series", "facade")},
+                                                {"kind", ev.value("kind", "host")},
+                                                {"unit", ev.value("unit", "ns")}});
+  if (ev.contains("value")) {
+    rec["value"] = ev["value"];
+    seen[rec["probe"]][series_name(c.id, rec["series"])].push_back(ev["value"].get<double>());
+  } else {
+    rec["error"] = ev.value("error", "no value");
+  }
+  return rec;
+}
+
+/// Appends what one event of the process records, and says whether the round goes on.
+round_step record_event(const nlohmann::json &ev, const cell &c, int round, results_writer &results,
+                        probe_samples &seen, bool expect_start) {
+  const auto kind = event_of(ev);
+  if (kind == event_kind::cell_start) {
+    if (round == 0)
+      results.append(
+          make_record(record_type::latency_cell,
+                      {{"cell", c.id}, {"config", ev.value("config", nlohmann::json::object())}}));
+    return expect_start ? round_step::ended : round_step::more;
+  }
+  if (kind == event_kind::cell_error || kind == event_kind::probe_error) {
+    results.append(
+        make_record(record_type::latency_error,
+                    {{"cell", c.id}, {"round", round}, {"message", ev.value("message", "")}}));
+    return kind == event_kind::cell_error ? round_step::failed : round_step::more;
+  }
+  if (kind == event_kind::probe)
+    results.append(sample_record(ev, c, round, seen));
+  else if (kind == event_kind::round_done && ev.value("round", -1) == round)
+    return round_step::ended;
+  return round_step::more;
+}
+
+} // namespace
+
+bool consume_round(child_process &child, const cell &c, int round, results_writer &results,
+                   probe_samples &seen, const std::atomic<bool> &stop, bool expect_start) {
+  std::string line;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
+  for (;;) {
+    auto st = child.read_line(line, std::chrono::milliseconds(200));
+    if (st == child_process::read_status::eof)
+      return false;
+    if (st == child_process::read_status::timeout) {
+      if (stop || std::chrono::steady_clock::now() > deadline) {
+        child.kill_group();
+        return false;
+      }
+      continue;
+    }
+    nlohmann::json ev;
+    try {
+      ev = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception &) {
+      continue; // not JSON: no event of ours
+    }
+    const round_step step = record_event(ev, c, round, results, seen, expect_start);
+    if (step != round_step::more)
+      return step == round_step::ended;
+  }
+}
+
+} // namespace cuparity
