@@ -7,6 +7,7 @@
 #include "harness/matrix/matrix_keys.hpp"
 
 #include <filesystem>
+#include <ostream>
 
 namespace cuparity {
 namespace fs = std::filesystem;
@@ -56,6 +57,18 @@ matrix load_matrix(const std::string &path,
   if (s.latency)
     read_latency(ctx, *s.latency, m);
   return m;
+}
+
+std::optional<matrix>
+load_matrix_reporting(const std::string &path,
+                      const std::function<bool(const std::string &)> &known_case, std::ostream &err,
+                      std::string_view command) {
+  try {
+    return load_matrix(path, known_case);
+  } catch (const matrix_error &e) {
+    err << "cuparity" << (command.empty() ? "" : " ") << command << ": " << e.what() << "\n";
+    return std::nullopt;
+  }
 }
 
 } // namespace cuparity

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -102,6 +103,14 @@ struct matrix {
 /// directory, {matrix_dir} = the matrix file's directory. Throws matrix_error.
 [[nodiscard]] matrix load_matrix(const std::string &path,
                                  const std::function<bool(const std::string &)> &known_case);
+
+/// load_matrix, reporting a matrix_error on `err` as "cuparity <command>: <what()>" (the way the
+/// commands print it; an empty `command` gives "cuparity: <what()>") and returning std::nullopt.
+/// Other exceptions propagate.
+[[nodiscard]] std::optional<matrix>
+load_matrix_reporting(const std::string &path,
+                      const std::function<bool(const std::string &)> &known_case, std::ostream &err,
+                      std::string_view command);
 
 /// One key of a matrix section, as the reader's key tables define it (for `cuparity list`, docs).
 struct matrix_key_doc {
