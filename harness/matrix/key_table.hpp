@@ -1,5 +1,4 @@
-// Key tables: one row per key of a matrix section (name, type with bounds, target, doc), and the
-// reading of a section through its table.
+// Key tables: a section's keys as rows (name, type with bounds, target, doc), read through them.
 #pragma once
 
 #include "harness/matrix/toml_reader.hpp"

@@ -1,5 +1,4 @@
-// Loading a matrix: parses the TOML file and runs the reading steps in order (sections, cells,
-// expectations, latency settings).
+// Loading a matrix: parses the file, then reads sections, cells, expectations, latency in order.
 #include "harness/matrix/matrix.hpp"
 
 #include "harness/matrix/expansion.hpp"

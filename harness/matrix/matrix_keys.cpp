@@ -1,5 +1,5 @@
-// The key tables of every matrix section the reader knows: one row per key (name, type with its
-// bounds, target, doc). Adding a key is one row here plus its consumer.
+// The key tables of every matrix section the reader knows: one row per key.
+// Adding a key is one row here plus its consumer.
 #include "harness/matrix/matrix_keys.hpp"
 
 #include "harness/matrix/placeholders.hpp"
