@@ -5,10 +5,12 @@
 
 #include <chrono>
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cuparity {
@@ -101,6 +103,37 @@ struct matrix {
 /// directory, {matrix_dir} = the matrix file's directory. Throws matrix_error.
 [[nodiscard]] matrix load_matrix(const std::string &path,
                                  const std::function<bool(const std::string &)> &known_case);
+
+/// load_matrix, reporting a matrix_error on `err` as "cuparity <command>: <what()>" (the way the
+/// commands print it; an empty `command` gives "cuparity: <what()>") and returning std::nullopt.
+/// Other exceptions propagate.
+[[nodiscard]] std::optional<matrix>
+load_matrix_reporting(const std::string &path,
+                      const std::function<bool(const std::string &)> &known_case, std::ostream &err,
+                      std::string_view command);
+
+/// One key of a matrix section, as the reader's key tables define it (for `cuparity list`, docs).
+struct matrix_key_doc {
+  std::string name;
+  std::string type;   ///< "string", "integer", "number", "\"legacy\" or \"per-thread\"", ...
+  std::string bounds; ///< the accepted range, e.g. ">= 1, <= 2147483647"; empty when none
+  std::optional<double> min, max; ///< the same bounds as numbers (integers and numbers only)
+  bool min_exclusive = false;     ///< min itself is refused ("> 0")
+  bool required = false;
+  std::string doc; ///< one line
+};
+
+/// A section's keys, in the order they are read.
+struct matrix_section_doc {
+  std::string name; ///< as messages name it: "[latency]", "[[expect.allow]]", "the matrix file"
+  std::string key_prefix; ///< how messages name its keys: "latency" for "latency.rounds"
+  std::vector<matrix_key_doc> keys;
+};
+
+/// Every section the reader knows through a key table, in file order: the matrix file's own keys,
+/// [matrix], [[include]], [[expect]], [[expect.allow]], [latency]. Variables (UPPER_CASE keys of
+/// [axes], [[include]], [[exclude]], expect.when) and latency.thresholds' probes are free.
+[[nodiscard]] const std::vector<matrix_section_doc> &matrix_key_docs();
 
 /// Short names of the seed's variables used in cell ids.
 [[nodiscard]] std::string short_variable_name(const std::string &var);

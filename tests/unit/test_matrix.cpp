@@ -2,8 +2,14 @@
 #include "harness/matrix/matrix.hpp"
 
 #include <catch2/catch.hpp>
+#include <charconv>
+#include <climits>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 
 using namespace cuparity;
 
@@ -193,7 +199,7 @@ TEST_CASE("every matrix error names file, line and column", "[matrix][errors]") 
 }
 
 TEST_CASE("the shipped matrices load", "[matrix]") {
-  for (const char *name : {"default", "ptds", "smoke", "driver-validation"}) {
+  for (const char *name : {"default", "ptds", "smoke", "driver-validation", "latency"}) {
     INFO(name);
     auto m =
         load_matrix(std::string(CUPARITY_SOURCE_DIR) + "/matrices/" + name + ".toml", any_case);
@@ -201,4 +207,290 @@ TEST_CASE("the shipped matrices load", "[matrix]") {
   }
   auto d = load_matrix(std::string(CUPARITY_SOURCE_DIR) + "/matrices/default.toml", any_case);
   CHECK(d.cells.size() == 18); // 2 x 2 x 3 seed combinations + 3 fallback + 3 garbage cells
+}
+
+namespace {
+
+/// Where a key of each section goes in a matrix that is otherwise valid: text before its line and
+/// after it.
+struct placement {
+  std::string before, after;
+};
+
+const std::string two_cells = "[axes]\nA = [\"0\", \"1\"]\n";
+
+placement place(const std::string &section, const std::string &key) {
+  static const std::map<std::string, placement> places{
+      {"[matrix]", {two_cells + "[matrix]\n", ""}},
+      {"[[include]]", {two_cells + "[[include]]\nA = \"2\"\n", ""}},
+      {"[[expect]]", {two_cells + "[[include]]\nA = \"1\"\nlabel = \"lab\"\n[[expect]]\n", ""}},
+      {"[[expect.allow]]", {two_cells + "[[expect]]\n[[expect.allow]]\n", ""}},
+      {"[latency]", {two_cells + "[latency]\n", ""}},
+  };
+  if (section == "the matrix file") // its keys come before any [section]
+    return {"", key == "axes" ? "[[include]]\nB = \"1\"\n" : two_cells};
+  auto it = places.find(section);
+  return it == places.end() ? placement{} : it->second;
+}
+
+/// A valid value for every key of every table (a new row needs one here).
+const std::map<std::string, std::map<std::string, std::string>> samples{
+    {"the matrix file",
+     {{"matrix", "{ name = \"n\" }"},
+      {"axes", "{ A = [\"0\", \"1\"] }"},
+      {"include", "[{ A = \"0\", B = \"x\" }]"},
+      {"exclude", "[{ A = \"1\" }]"},
+      {"expect", "[{ when = { A = \"0\" } }]"},
+      {"latency", "{ rounds = 3 }"}}},
+    {"[matrix]",
+     {{"name", "\"n\""},
+      {"description", "\"d\""},
+      {"cases", "[\"a.*\"]"},
+      {"exclude_cases", "\"b\""},
+      {"case_timeout_s", "2.5"},
+      {"baseline", "\"{matrix_dir}/b.txt\""}}},
+    {"[[include]]", {{"label", "\"lab\""}}},
+    {"[[expect]]",
+     {{"when", "{ A = \"1\" }"},
+      {"label", "\"lab\""},
+      {"binding", "\"nvidia\""},
+      {"stream0", "\"per-thread\""},
+      {"fallback", "true"},
+      {"warnings", "[\"w\"]"},
+      {"warning_count", "3"},
+      {"allow", "[{ cases = \"x\", outcomes = \"fail\", reason = \"r\" }]"}}},
+    {"[[expect.allow]]",
+     {{"cases", "\"x\""},
+      {"outcomes", "[\"fail\", \"timeout\"]"},
+      {"reason", "\"r\""},
+      {"link", "\"https://example.invalid/1\""}}},
+    {"[latency]",
+     {{"enabled", "false"},
+      {"probes", "[\"stream.*\"]"},
+      {"rounds", "3"},
+      {"max_rounds", "7"},
+      {"min_time_s", "0.5"},
+      {"target_cv", "0.1"},
+      {"regression_threshold", "0.2"},
+      {"floor_ns", "5"},
+      {"fail_on_regression", "true"},
+      {"thresholds", "{ p = 0.5 }"},
+      {"processes", "\"persistent\""}}},
+};
+
+/// A section's required keys, each with its sample, except `key`.
+std::string required_lines(const matrix_section_doc &s, const std::string &key) {
+  std::string out;
+  for (const auto &k : s.keys)
+    if (k.required && k.name != key)
+      out += k.name + " = " + samples.at(s.name).at(k.name) + "\n";
+  return out;
+}
+
+/// `section`'s `key` written as `key = value`, in an otherwise valid matrix.
+std::string with_key(const matrix_section_doc &s, const std::string &key,
+                     const std::string &value) {
+  placement p = place(s.name, key);
+  return p.before + required_lines(s, key) + key + " = " + value + "\n" + p.after;
+}
+
+int lines_before(const matrix_section_doc &s, const std::string &key) {
+  placement p = place(s.name, key);
+  const std::string text = p.before + required_lines(s, key);
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+std::string number_text(double d) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d);
+  return std::string(buf, end);
+}
+
+/// Values an integer or number key must refuse, with what the message says.
+std::vector<std::pair<std::string, std::string>> refused_values(const matrix_key_doc &k) {
+  std::vector<std::pair<std::string, std::string>> out{{"inf", "must be a finite number, not inf"},
+                                                       {"-inf", "must be a finite number"},
+                                                       {"nan", "must be a finite number"}};
+  const bool integer = k.type == "integer";
+  if (integer) {
+    out.push_back({"2.5", "must be a whole number, not 2.5"});
+    out.push_back({"0.5", "must be a whole number, not 0.5"});
+  }
+  if (k.min && integer && *k.min > -9e18)
+    out.push_back({std::to_string(static_cast<long long>(*k.min) - 1), "must be at least"});
+  if (k.min && !integer && k.min_exclusive)
+    out.push_back({number_text(*k.min), "must be greater than " + number_text(*k.min)});
+  if (k.min && !integer && !k.min_exclusive)
+    out.push_back({number_text(*k.min > 0 ? *k.min / 2 : *k.min - 1), "must be at least"});
+  if (k.max && *k.max < 9e18)
+    out.push_back(
+        {integer ? std::to_string(static_cast<long long>(*k.max) + 1) : number_text(*k.max + 1),
+         "must be at most " + number_text(*k.max)});
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("every key of every key table is accepted with a valid value", "[matrix][keys]") {
+  std::set<std::string> documented;
+  for (const auto &s : matrix_key_docs()) {
+    INFO(s.name);
+    REQUIRE(samples.count(s.name) == 1);
+    for (const auto &k : s.keys) {
+      INFO(k.name);
+      documented.insert(s.name + " " + k.name);
+      CHECK_FALSE(k.doc.empty());
+      CHECK_FALSE(k.type.empty());
+      REQUIRE(samples.at(s.name).count(k.name) == 1);
+      const std::string text = with_key(s, k.name, samples.at(s.name).at(k.name));
+      INFO(text);
+      CHECK(error_of("sample", text).empty());
+    }
+  }
+  for (const auto &[section, keys] : samples)
+    for (const auto &[key, value] : keys) {
+      INFO(section << " " << key << ": a sample for a key no table has");
+      CHECK(documented.count(section + " " + key) == 1);
+    }
+}
+
+TEST_CASE("integer and number keys refuse fractions, inf, nan and out-of-range values at "
+          "file:line:column",
+          "[matrix][keys][errors]") {
+  std::set<std::string> tested;
+  for (const auto &s : matrix_key_docs())
+    for (const auto &k : s.keys) {
+      const bool table_of_numbers = k.type == "table of numbers";
+      if (k.type != "integer" && k.type != "number" && !table_of_numbers)
+        continue;
+      INFO(s.name << " " << k.name);
+      const std::string key = s.key_prefix + "." + k.name + (table_of_numbers ? ".p" : "");
+      tested.insert(key);
+      for (const auto &[value, what] : refused_values(k)) {
+        INFO(value);
+        const std::string written = table_of_numbers ? "{ p = " + value + " }" : value;
+        const std::string path = write_matrix("bounds", with_key(s, k.name, written));
+        const int column = static_cast<int>(k.name.size()) + 4 + (table_of_numbers ? 6 : 0);
+        std::string msg;
+        try {
+          (void)load_matrix(path, any_case);
+        } catch (const matrix_error &e) {
+          msg = e.what();
+        }
+        const std::string where = path + ":" + std::to_string(lines_before(s, k.name) + 1) + ":" +
+                                  std::to_string(column) + ": " + key + ": ";
+        CHECK_THAT(msg, Catch::StartsWith(where) && Catch::Contains(what));
+      }
+    }
+  for (const char *key :
+       {"matrix.case_timeout_s", "expect.warning_count", "latency.rounds", "latency.max_rounds",
+        "latency.min_time_s", "latency.target_cv", "latency.regression_threshold",
+        "latency.floor_ns", "latency.thresholds.p"}) {
+    INFO(key);
+    CHECK(tested.count(key) == 1);
+  }
+}
+
+TEST_CASE("the bounds the tables give", "[matrix][keys]") {
+  std::map<std::string, std::string> bounds;
+  for (const auto &s : matrix_key_docs())
+    for (const auto &k : s.keys)
+      bounds[s.key_prefix + "." + k.name] = k.bounds;
+  CHECK(bounds.at("latency.rounds") == ">= 1, <= 2147483647");
+  CHECK(bounds.at("latency.max_rounds") == ">= 1, <= 2147483647");
+  CHECK(bounds.at("latency.min_time_s") == "> 0");
+  CHECK(bounds.at("latency.thresholds") == "> 0");
+  CHECK(bounds.at("matrix.case_timeout_s") == ">= 0.001, <= 86400");
+  CHECK(bounds.at("expect.warning_count").rfind(">= 0", 0) == 0); // and <= SIZE_MAX if smaller
+  CHECK(bounds.at("matrix.name").empty());
+}
+
+TEST_CASE("whole floats are still taken for integer keys", "[matrix][keys]") {
+  auto m = load("whole_floats", two_cells + "[[expect]]\nwarning_count = 2.0\n[latency]\n"
+                                            "rounds = 4.0\nmax_rounds = 8.0\n");
+  CHECK(m.expectations.at(0).warning_count == std::size_t{2});
+  CHECK(m.latency.rounds == 4);
+  CHECK(m.latency.max_rounds == 8);
+}
+
+TEST_CASE("max_rounds is at least rounds; rounds alone raises it", "[matrix][keys]") {
+  CHECK(load("rounds_alone", two_cells + "[latency]\nrounds = 20\n").latency.max_rounds == 20);
+  CHECK(load("rounds_low", two_cells + "[latency]\nrounds = 3\n").latency.max_rounds == 15);
+  CHECK_THAT(error_of("max_below", two_cells + "[latency]\nrounds = 9\nmax_rounds = 3\n"),
+             Catch::Contains("max_below.toml:5:14: latency.max_rounds: must be at least rounds "
+                             "(9), not 3"));
+  // Without rounds, the default (5) is the floor.
+  CHECK_THAT(error_of("max_below_default", two_cells + "[latency]\nmax_rounds = 3\n"),
+             Catch::Contains(":4:14: latency.max_rounds: must be at least rounds (5), not 3"));
+}
+
+TEST_CASE("every [matrix] and [latency] key reaches its field", "[matrix][keys]") {
+  auto m = load("fields", two_cells + R"([matrix]
+name = "n"
+description = "d"
+cases = ["a.*", "b"]
+exclude_cases = "c"
+case_timeout_s = 2.5
+baseline = "{matrix_dir}/../b.txt"
+[latency]
+enabled = false
+probes = ["stream.*"]
+rounds = 3
+max_rounds = 7
+min_time_s = 1
+target_cv = 0.5
+regression_threshold = 2
+floor_ns = 1.5
+fail_on_regression = true
+processes = "persistent"
+thresholds = { a = 0.1, b = 3 }
+)");
+  CHECK(m.name == "n");
+  CHECK(m.description == "d");
+  CHECK(m.cases == std::vector<std::string>{"a.*", "b"});
+  CHECK(m.exclude_cases == std::vector<std::string>{"c"});
+  CHECK(m.case_timeout == std::chrono::milliseconds(2500));
+  CHECK(m.baseline == (std::filesystem::temp_directory_path() / "b.txt").string());
+  const auto &l = m.latency;
+  CHECK_FALSE(l.enabled);
+  CHECK(l.probes == std::vector<std::string>{"stream.*"});
+  CHECK(l.rounds == 3);
+  CHECK(l.max_rounds == 7);
+  CHECK(l.min_time_s == 1);
+  CHECK(l.target_cv == 0.5);
+  CHECK(l.regression_threshold == 2);
+  CHECK(l.floor_ns == 1.5);
+  CHECK(l.fail_on_regression);
+  CHECK(l.persistent);
+  CHECK(l.thresholds == std::map<std::string, double>{{"a", 0.1}, {"b", 3}});
+  CHECK(load("latency_on", two_cells + "[latency]\n").latency.enabled); // written = enabled
+}
+
+TEST_CASE("unknown keys list the table's keys", "[matrix][keys][errors]") {
+  CHECK_THAT(error_of("unknown_latency", two_cells + "[latency]\nroudns = 3\n"),
+             Catch::Contains(":4:1: unknown key 'roudns' in [latency] (known: enabled, probes, "
+                             "rounds, max_rounds, min_time_s, target_cv, regression_threshold, "
+                             "floor_ns, fail_on_regression, thresholds, processes)"));
+  CHECK_THAT(error_of("unknown_top", "foo = 1\n" + two_cells),
+             Catch::Contains(":1:1: unknown key 'foo' in the matrix file (known: matrix, axes, "
+                             "include, exclude, expect, latency)"));
+  CHECK_THAT(error_of("allow_missing", two_cells + "[[expect]]\n[[expect.allow]]\ncases = \"a\"\n"),
+             Catch::Contains(":4:1: [[expect.allow]] needs cases, outcomes and reason"));
+}
+
+TEST_CASE("load_matrix_reporting prints 'cuparity <command>: <error>' and returns nothing",
+          "[matrix][errors]") {
+  const std::string bad = "[axes]\nA = [1.5]\n";
+  const std::string path = write_matrix("reporting", bad);
+  std::ostringstream err;
+  CHECK_FALSE(load_matrix_reporting(path, any_case, err, "list").has_value());
+  CHECK(err.str() == "cuparity list: " + error_of("reporting", bad) + "\n");
+  std::ostringstream plain;
+  CHECK_FALSE(load_matrix_reporting(path, any_case, plain, "").has_value());
+  CHECK(plain.str() == "cuparity: " + error_of("reporting", bad) + "\n");
+  std::ostringstream quiet;
+  auto m = load_matrix_reporting(write_matrix("reporting_ok", two_cells), any_case, quiet, "run");
+  REQUIRE(m.has_value());
+  CHECK(m->cells.size() == 2);
+  CHECK(quiet.str().empty());
 }

@@ -1,0 +1,233 @@
+// The key tables of every matrix section the reader knows: one row per key.
+// Adding a key is one row here plus its consumer.
+#include "harness/matrix/matrix_keys.hpp"
+
+#include "harness/matrix/placeholders.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdint>
+#include <filesystem>
+
+namespace cuparity {
+namespace matrix_detail {
+namespace {
+
+using glob_list = std::vector<std::string>;
+
+constexpr std::string_view see_list = " (see `cuparity list`)";
+/// A warning count is a std::size_t; TOML integers stop at LLONG_MAX.
+constexpr long long count_max =
+    static_cast<long long>(std::min<unsigned long long>(LLONG_MAX, SIZE_MAX));
+/// The per-case watchdog is kept in milliseconds (less than 1 would be 0 ms); at most a day.
+constexpr double timeout_min_s = 0.001, timeout_max_s = 86400;
+
+/// Case globs that must each name a registered case.
+glob_list known_cases(const key_value &v, std::string_view hint) {
+  glob_list globs = v.get<glob_list>();
+  for (const auto &g : globs)
+    if (!v.context().known_case(g))
+      v.fail("'" + g + "' names no case" + std::string(hint));
+  return globs;
+}
+
+void set_cases(matrix &m, const key_value &v) {
+  m.cases = known_cases(v, see_list);
+}
+
+// (no hint here, as before)
+void set_exclude_cases(matrix &m, const key_value &v) {
+  m.exclude_cases = known_cases(v, "");
+}
+
+void set_case_timeout(matrix &m, const key_value &v) {
+  m.case_timeout = std::chrono::milliseconds(static_cast<long long>(v.get<double>() * 1000));
+}
+
+/// Placeholders substituted, relative to the matrix's folder.
+void set_baseline(matrix &m, const key_value &v) {
+  const std::string &dir = v.context().reader.dir();
+  std::filesystem::path b = substitute_placeholders(v.get<std::string>(), dir);
+  if (b.is_relative())
+    b = std::filesystem::path(dir) / b;
+  m.baseline = b.lexically_normal().string();
+}
+
+void set_when(expectation &x, const key_value &v) {
+  x.when = read_rule(v.context().reader, *v.get<const toml::table *>(), v.key(), {}).env;
+}
+
+void set_allow(expectation &x, const key_value &v) {
+  for (const toml::table *t : v.get<std::vector<const toml::table *>>()) {
+    allowance a;
+    a.where = v.context().reader.at(*t);
+    read_keys(v.context(), *t, allow_keys(), a);
+    x.allow.push_back(std::move(a));
+  }
+}
+
+void set_allowed_cases(allowance &a, const key_value &v) {
+  a.cases = known_cases(v, see_list);
+}
+
+void set_outcomes(allowance &a, const key_value &v) {
+  for (const auto &o : v.get<glob_list>()) {
+    auto parsed = parse_outcome(o);
+    if (!parsed)
+      v.fail("unknown outcome '" + o +
+             "' (pass fail not_supported resource_error crash timeout error)");
+    a.outcomes.push_back(*parsed);
+  }
+}
+
+/// Without a max_rounds, the most rounds follow rounds up.
+void set_rounds(latency_settings &l, const key_value &v) {
+  l.rounds = v.get<int>();
+  l.max_rounds = std::max(l.max_rounds, l.rounds);
+}
+
+/// Read after rounds (row order): never fewer than rounds.
+void set_max_rounds(latency_settings &l, const key_value &v) {
+  const int n = v.get<int>();
+  if (n < l.rounds)
+    v.fail("must be at least rounds (" + std::to_string(l.rounds) + "), not " + std::to_string(n));
+  l.max_rounds = n;
+}
+
+void set_processes(latency_settings &l, const key_value &v) {
+  l.persistent = v.get<std::string>() == "persistent";
+}
+
+} // namespace
+
+const key_table<document_sections> &document_keys() {
+  using d = document_sections;
+  static const key_table<d> keys{
+      "the matrix file",
+      "",
+      {
+          {"matrix", table(), assign<&d::settings>,
+           "the matrix's name, description, cases, per-case watchdog and baseline"},
+          {"axes", table(), assign<&d::axes>,
+           "VARIABLE = [values]: the cells are their cartesian product, first axis slowest"},
+          {"include", tables(), assign<&d::include>,
+           "variables (and a label) extending compatible cells or adding one, after exclude"},
+          {"exclude", tables(), assign<&d::exclude>,
+           "axis variables: drops every cell of the product that has all of them"},
+          {"expect", tables(), assign<&d::expect>,
+           "what the cells a rule matches must report, and the outcomes they may have"},
+          {"latency", table(), assign<&d::latency>,
+           "the latency phase: probes, rounds and regression thresholds"},
+      }};
+  return keys;
+}
+
+const key_table<matrix> &matrix_keys() {
+  using m = matrix;
+  static const key_table<m> keys{
+      "[matrix]",
+      "matrix",
+      {
+          {"name", text(), assign<&m::name>, "the matrix's name (default: the file's stem)"},
+          {"description", text(), assign<&m::description>, "one line for reports"},
+          {"cases", texts(), set_cases, "case globs or suites to run (default: every case)"},
+          {"exclude_cases", texts(), set_exclude_cases, "case globs or suites left out"},
+          {"case_timeout_s", number_in(timeout_min_s, timeout_max_s), set_case_timeout,
+           "per-case watchdog for every case, in seconds (default: each case's own)"},
+          {"baseline", text(), set_baseline,
+           "baseline file (case,cell,outcome lines), relative to the matrix's folder"},
+      }};
+  return keys;
+}
+
+const key_table<rule> &include_keys() {
+  static const key_table<rule> keys{
+      "[[include]]",
+      "include",
+      {
+          {"label", text(), assign<&rule::label>, "the cell's id, instead of its variables"},
+      }};
+  return keys;
+}
+
+const key_table<expectation> &expect_keys() {
+  using x = expectation;
+  static const key_table<x> keys{
+      "[[expect]]",
+      "expect",
+      {
+          {"when", table(), set_when,
+           "VARIABLE = value: the cells it applies to (partial match; false = unset)"},
+          {"label", text(), assign<&x::label>, "or the label of the cells it applies to"},
+          {"binding", choice({"internal", "nvidia"}), assign<&x::binding>,
+           "the binding the cell's processes must report"},
+          {"stream0", choice({"legacy", "per-thread"}), assign<&x::stream0>,
+           "the null-stream mode they must report"},
+          {"fallback", flag(), assign<&x::fallback>, "whether they must report a fallback"},
+          {"warnings", texts(), assign<&x::warnings>,
+           "substrings that must each appear in some warning"},
+          {"warning_count", integer_in(0, count_max), assign<&x::warning_count>,
+           "the number of warnings they must report"},
+          {"allow", tables(), set_allow,
+           "[[expect.allow]]: outcomes some cases may have in these cells"},
+      }};
+  return keys;
+}
+
+const key_table<allowance> &allow_keys() {
+  using a = allowance;
+  static const key_table<a> keys{
+      "[[expect.allow]]",
+      "allow",
+      {
+          {"cases", texts().needed(), set_allowed_cases, "case globs or suites it covers"},
+          {"outcomes", texts().needed(), set_outcomes,
+           "the outcomes tolerated: pass fail not_supported resource_error crash timeout error"},
+          {"reason", text().needed(), assign<&a::reason>, "why (the known failure)"},
+          {"link", text(), assign<&a::link>, "where it is tracked"},
+      }};
+  return keys;
+}
+
+const key_table<latency_settings> &latency_keys() {
+  using l = latency_settings;
+  static const key_table<l> keys{
+      "[latency]",
+      "latency",
+      {
+          {"enabled", flag(), assign<&l::enabled>,
+           "whether the latency phase runs (default: true once [latency] is written)"},
+          {"probes", texts(), assign<&l::probes>, "probe globs to run (default: every probe)"},
+          {"rounds", integer_in(1, INT_MAX), set_rounds, "rounds per probe and cell, at least"},
+          {"max_rounds", integer_in(1, INT_MAX), set_max_rounds,
+           "rounds at most (>= rounds) while a series' CV is above target_cv (default: 15)"},
+          {"min_time_s", number_above(0), assign<&l::min_time_s>,
+           "seconds each probe runs per round"},
+          {"target_cv", number_above(0), assign<&l::target_cv>,
+           "the robust coefficient of variation that rounds are added until"},
+          {"regression_threshold", number_above(0), assign<&l::regression_threshold>,
+           "slower by more than this fraction is a regression"},
+          {"floor_ns", number_above(0), assign<&l::floor_ns>,
+           "differences below this many nanoseconds are ignored"},
+          {"fail_on_regression", flag(), assign<&l::fail_on_regression>,
+           "whether a regression fails the run"},
+          {"thresholds", numbers_above(0), assign<&l::thresholds>,
+           "probe = fraction: regression_threshold for that probe"},
+          {"processes", choice({"per_round", "persistent"}), set_processes,
+           "a fresh probe process per cell per round, or one per cell for the whole phase"},
+      }};
+  return keys;
+}
+
+} // namespace matrix_detail
+
+const std::vector<matrix_section_doc> &matrix_key_docs() {
+  using namespace matrix_detail;
+  static const std::vector<matrix_section_doc> docs{
+      doc_of(document_keys()), doc_of(matrix_keys()), doc_of(include_keys()),
+      doc_of(expect_keys()),   doc_of(allow_keys()),  doc_of(latency_keys())};
+  return docs;
+}
+
+} // namespace cuparity

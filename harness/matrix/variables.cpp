@@ -1,0 +1,84 @@
+// Matrix variables: names, values (string, integer or false = unset), rule tables, cell ids.
+#include "harness/matrix/variables.hpp"
+
+#include "harness/config/env_vars.hpp"
+#include "harness/matrix/placeholders.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+
+namespace cuparity {
+
+std::string short_variable_name(const std::string &var) {
+  static const std::map<std::string, std::string> names{
+      {var::use_nvidia_binding, "nv"},    {var::numba_ptds, "numba_ptds"},
+      {var::cuda_python_ptds, "cp_ptds"}, {var::driver, "driver"},
+      {var::include_path, "include"},     {var::nvidia_backend, "nv_lib"}};
+  auto it = names.find(var);
+  return it == names.end() ? var : it->second;
+}
+
+bool env_matches(const cell_env &when, const cell_env &env) {
+  for (const auto &[k, v] : when) {
+    auto it = env.find(k);
+    env_value have = it == env.end() ? std::nullopt : it->second;
+    if (have != v)
+      return false;
+  }
+  return true;
+}
+
+namespace matrix_detail {
+
+void check_variable_name(const toml_reader &r, const toml::key &k, const std::string &name) {
+  static const std::regex form("[A-Z_][A-Z0-9_]*");
+  if (!std::regex_match(name, form))
+    r.error(k, "'" + name + "' is not an environment variable name (expected UPPER_CASE)");
+}
+
+env_value variable_value(const toml_reader &r, const toml::node &n, const std::string &var) {
+  if (n.is_string())
+    return substitute_placeholders(*n.value<std::string>(), r.dir());
+  if (n.is_integer())
+    return std::to_string(*n.value<long long>());
+  if (n.is_boolean() && !*n.value<bool>())
+    return std::nullopt;
+  r.error(n, "value of " + var + " must be a string, an integer or false (= unset), not " +
+                 toml_reader::type_name(n));
+}
+
+rule read_rule(const toml_reader &r, const toml::table &t, std::string_view what,
+               const std::vector<std::string_view> &lowercase_keys) {
+  rule out;
+  out.where = r.at(t);
+  for (const auto &[kp, vp] : toml_reader::in_file_order(t)) {
+    const std::string key(kp->str());
+    if (std::find(lowercase_keys.begin(), lowercase_keys.end(), key) != lowercase_keys.end())
+      continue;
+    if (!key.empty() && std::islower(static_cast<unsigned char>(key[0])))
+      r.error(*kp, "unknown key '" + key + "' in " + std::string(what) +
+                       (lowercase_keys.empty()
+                            ? ""
+                            : " (known lowercase keys: " + join(lowercase_keys) + ")"));
+    check_variable_name(r, *kp, key);
+    out.env[key] = variable_value(r, *vp, key);
+  }
+  return out;
+}
+
+std::string cell_id(const std::vector<std::string> &vars, const cell_env &env) {
+  std::string id;
+  for (const auto &v : vars) {
+    auto it = env.find(v);
+    if (it == env.end())
+      continue;
+    if (!id.empty())
+      id += ",";
+    id += short_variable_name(v) + "=" + (it->second ? *it->second : "-");
+  }
+  return id.empty() ? "default" : id;
+}
+
+} // namespace matrix_detail
+} // namespace cuparity
