@@ -5,6 +5,7 @@
 #include "harness/latency/latency_stats.hpp"
 #include "harness/latency/round_events.hpp"
 #include "harness/platform/gpu_environment.hpp"
+#include "harness/platform/self_exe.hpp"
 #include "harness/platform/subprocess.hpp"
 #include "harness/protocol/records.hpp"
 
@@ -66,16 +67,9 @@ void record_environment(int round, results_writer &results) {
 process_spec probe_spec(const matrix &m, const cell &c, const latency_run_options &o,
                         const std::vector<std::string> &args) {
   process_spec spec;
-  spec.argv = {fs::read_symlink("/proc/self/exe").string(), "probe", "--events-fd", "3"};
+  spec.argv = {self_executable(), "probe", "--events-fd", "3"};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.env = current_environment();
-  for (const auto &v : m.variables)
-    spec.env.erase(v);
-  for (const auto &[k, v] : c.env)
-    if (v)
-      spec.env[k] = *v;
-  if (!o.gpu.empty())
-    spec.env["CUDA_VISIBLE_DEVICES"] = o.gpu;
+  spec.env = environment_with(cell_changes(m.variables, c.env, o.gpu));
   return spec;
 }
 

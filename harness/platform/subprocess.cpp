@@ -9,95 +9,131 @@
 #include <sys/wait.h>
 #include <system_error>
 #include <unistd.h>
-
-extern char **environ;
+#include <utility>
 
 namespace cuparity {
-
-std::map<std::string, std::string> current_environment() {
-  std::map<std::string, std::string> env;
-  for (char **e = environ; e && *e; ++e) {
-    std::string kv(*e);
-    auto eq = kv.find('=');
-    if (eq != std::string::npos)
-      env[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  return env;
-}
-
 namespace {
 
-struct pipe_pair {
-  int fd[2] = {-1, -1};
-  pipe_pair() {
-    if (pipe2(fd, O_CLOEXEC) != 0)
-      throw std::system_error(errno, std::generic_category(), "pipe2");
+/// An owned file descriptor, closed when it goes out of scope: every way out of a spawn (a log
+/// that cannot be opened, a failed posix_spawn) closes what was opened before it.
+class unique_fd {
+public:
+  unique_fd() = default;
+  explicit unique_fd(int fd) noexcept : m_fd(fd) {}
+  ~unique_fd() { reset(); }
+  unique_fd(unique_fd &&other) noexcept : m_fd(other.release()) {}
+  unique_fd &operator=(unique_fd &&other) noexcept {
+    if (this != &other) {
+      reset();
+      m_fd = other.release();
+    }
+    return *this;
   }
-  ~pipe_pair() {
-    for (int f : fd)
-      if (f >= 0)
-        close(f);
+  unique_fd(const unique_fd &) = delete;
+  unique_fd &operator=(const unique_fd &) = delete;
+
+  [[nodiscard]] int get() const noexcept { return m_fd; }
+  int release() noexcept { return std::exchange(m_fd, -1); }
+  void reset() noexcept {
+    if (m_fd >= 0)
+      ::close(m_fd);
+    m_fd = -1;
   }
-  void close_end(int i) {
-    if (fd[i] >= 0)
-      close(fd[i]);
-    fd[i] = -1;
-  }
+
+private:
+  int m_fd = -1;
 };
 
-} // namespace
+struct pipe_ends {
+  unique_fd read, write;
+};
 
-process_result run_process(const process_spec &spec) {
+/// Close-on-exec, so no other child inherits either end; the spawn dup2s the child's end.
+pipe_ends make_pipe() {
+  int fd[2];
+  if (pipe2(fd, O_CLOEXEC) != 0)
+    throw std::system_error(errno, std::generic_category(), "pipe2");
+  return {unique_fd(fd[0]), unique_fd(fd[1])};
+}
+
+/// The parent's descriptors that become the child's 0-3 (-1: stdin from /dev/null, no fd 3).
+struct child_fds {
+  int in = -1;
+  int out = -1;
+  int err = -1;
+  int events = -1;
+};
+
+/// Starts spec.argv with exactly spec.env and `fds`, in a process group of its own so that a kill
+/// of the group reaches the helpers it starts. Throws std::system_error when it cannot start.
+pid_t spawn(const process_spec &spec, const child_fds &fds) {
   if (spec.argv.empty())
-    throw std::system_error(EINVAL, std::generic_category(), "run_process: empty argv");
-  pipe_pair out, err;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out.fd[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err.fd[1], 2);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  // Own process group, so a timeout kills the child's helpers too.
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
-
+    throw std::system_error(EINVAL, std::generic_category(), "cannot start a process: empty argv");
   std::vector<std::string> env_strings;
   for (const auto &[k, v] : spec.env)
     env_strings.push_back(k + "=" + v);
+  std::vector<std::string> args = spec.argv;
   std::vector<char *> envp, argv;
   for (auto &s : env_strings)
     envp.push_back(s.data());
   envp.push_back(nullptr);
-  std::vector<std::string> args = spec.argv;
   for (auto &a : args)
     argv.push_back(a.data());
   argv.push_back(nullptr);
 
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (fds.in >= 0)
+    posix_spawn_file_actions_adddup2(&actions, fds.in, 0);
+  else
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fds.out, 1);
+  posix_spawn_file_actions_adddup2(&actions, fds.err, 2);
+  if (fds.events >= 0)
+    posix_spawn_file_actions_adddup2(&actions, fds.events, 3);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+  const int rc = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0)
     throw std::system_error(rc, std::generic_category(), "cannot start " + spec.argv[0]);
-  out.close_end(1);
-  err.close_end(1);
+  return pid;
+}
 
-  process_result result;
-  auto deadline = spec.timeout ? std::chrono::steady_clock::now() + *spec.timeout
-                               : std::chrono::steady_clock::time_point::max();
-  pollfd fds[2] = {{out.fd[0], POLLIN, 0}, {err.fd[0], POLLIN, 0}};
+/// Waits for `pid` to end and records how it ended in `result`.
+void wait_for(pid_t pid, process_result &result) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) {
+    result.exited = true;
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+  }
+}
+
+/// Reads the child's stdout and stderr until both close, or kills its group at the timeout.
+void collect_output(pid_t pid, const std::optional<std::chrono::milliseconds> &timeout, int out,
+                    int err, process_result &result) {
+  auto deadline = timeout ? std::chrono::steady_clock::now() + *timeout
+                          : std::chrono::steady_clock::time_point::max();
+  pollfd fds[2] = {{out, POLLIN, 0}, {err, POLLIN, 0}};
   std::string *sinks[2] = {&result.out, &result.err};
   int open_fds = 2;
   while (open_fds > 0) {
     int wait_ms = -1;
-    if (spec.timeout) {
+    if (timeout) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) {
         kill(-pid, SIGKILL);
         result.timed_out = true;
-        break;
+        return;
       }
       wait_ms = static_cast<int>(left.count());
     }
@@ -117,79 +153,35 @@ process_result run_process(const process_spec &spec) {
       }
     }
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) {
-    result.exited = true;
-    result.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    result.signal = WTERMSIG(status);
-  }
+}
+
+} // namespace
+
+process_result run_process(const process_spec &spec) {
+  pipe_ends out = make_pipe(), err = make_pipe();
+  const pid_t pid = spawn(spec, {-1, out.write.get(), err.write.get(), -1});
+  // The child holds the write ends now: closing ours lets its exit end the reads.
+  out.write.reset();
+  err.write.reset();
+  process_result result;
+  collect_output(pid, spec.timeout, out.read.get(), err.read.get(), result);
+  wait_for(pid, result);
   return result;
 }
 
-} // namespace cuparity
-
-namespace cuparity {
-
 child_process::child_process(const process_spec &spec, const std::string &log_path, bool commands) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0)
-    throw std::system_error(errno, std::generic_category(), "pipe2");
-  int in[2] = {-1, -1};
-  if (commands && pipe2(in, O_CLOEXEC) != 0) {
-    int e = errno;
-    close(fds[0]);
-    close(fds[1]);
-    throw std::system_error(e, std::generic_category(), "pipe2");
-  }
-  int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (log < 0) {
-    int e = errno;
-    close(fds[0]);
-    close(fds[1]);
+  pipe_ends events = make_pipe();
+  pipe_ends input;
+  if (commands)
+    input = make_pipe();
+  unique_fd log(open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  if (log.get() < 0) {
+    const int e = errno;
     throw std::system_error(e, std::generic_category(), "cannot open " + log_path);
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (commands)
-    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-  else
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, log, 1);
-  posix_spawn_file_actions_adddup2(&actions, log, 2);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 3);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
-  std::vector<std::string> env_strings;
-  for (const auto &[k, v] : spec.env)
-    env_strings.push_back(k + "=" + v);
-  std::vector<char *> envp, argv;
-  for (auto &s : env_strings)
-    envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = spec.argv;
-  for (auto &a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int rc = posix_spawn(&m_pid, argv[0], &actions, &attr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  close(fds[1]);
-  close(log);
-  if (commands)
-    close(in[0]);
-  if (rc != 0) {
-    close(fds[0]);
-    if (commands)
-      close(in[1]);
-    throw std::system_error(rc, std::generic_category(), "cannot start " + spec.argv[0]);
-  }
-  m_events = fds[0];
-  m_input = commands ? in[1] : -1;
+  m_pid = spawn(spec, {input.read.get(), log.get(), log.get(), events.write.get()});
+  m_events = events.read.release();
+  m_input = input.write.release(); // -1 without commands
 }
 
 bool child_process::send_line(const std::string &line) noexcept {
@@ -268,16 +260,8 @@ void child_process::kill_group() noexcept {
 process_result child_process::wait() {
   if (m_waited)
     return m_result;
-  int status = 0;
-  while (waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  wait_for(m_pid, m_result);
   m_waited = true;
-  if (WIFEXITED(status)) {
-    m_result.exited = true;
-    m_result.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    m_result.signal = WTERMSIG(status);
-  }
   return m_result;
 }
 

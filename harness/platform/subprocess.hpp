@@ -1,6 +1,7 @@
-// Runs a child process (posix_spawn, never a bare fork) with an exact environment, capturing
-// output.
+// Child processes (posix_spawn, never a bare fork) with an exact environment, output captured.
 #pragma once
+
+#include "harness/platform/environment.hpp"
 
 #include <chrono>
 #include <map>
@@ -25,16 +26,9 @@ struct process_spec {
   std::optional<std::chrono::milliseconds> timeout;
 };
 
-/// The current process's environment as a map.
-[[nodiscard]] std::map<std::string, std::string> current_environment();
-
 /// Starts the child, collects stdout and stderr until it ends (or the timeout kills it).
 /// Throws std::system_error when the child cannot be started.
 [[nodiscard]] process_result run_process(const process_spec &spec);
-
-} // namespace cuparity
-
-namespace cuparity {
 
 /// A running child whose events arrive line by line on a pipe at its fd 3, with stdout and
 /// stderr appended to a log file. Used by the runner to watch one cell process.

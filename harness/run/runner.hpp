@@ -1,19 +1,15 @@
 // The matrix runner: one fresh process per cell, results appended per case, then the verdict.
 #pragma once
 
+#include "harness/run/ctest_suite.hpp"
+#include "harness/run/merge.hpp"
+#include "harness/run/plan.hpp"
+
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace cuparity {
-
-struct shard_spec {
-  int index = 0; ///< K, 0-based
-  int count = 1; ///< N
-};
-
-/// Parses "K/N" (0 <= K < N); throws std::invalid_argument with a message naming the text.
-[[nodiscard]] shard_spec parse_shard(const std::string &text);
 
 struct run_options {
   std::string matrix_path;
@@ -38,25 +34,5 @@ struct run_options {
 
 /// Runs the matrix; returns the exit code (0 as expected, 1 failures, 2 bad input, 3 environment).
 [[nodiscard]] int run_matrix(const run_options &options);
-
-/// The device CTest allocated to this test (CTEST_RESOURCE_GROUP_<i> = "gpus" and
-/// CTEST_RESOURCE_GROUP_<i>_GPUS = "id:<id>,slots:<n>"), for CUDA_VISIBLE_DEVICES; throws
-/// std::runtime_error naming the variable when they are missing or malformed.
-[[nodiscard]] std::string gpu_from_ctest_environment();
-
-/// Writes a CTestTestfile.cmake into `dir` with one test per cell of the matrix (RESOURCE_GROUPS
-/// gpus:1, so `ctest -j --resource-spec-file` schedules cells over the devices) and a final test
-/// that merges them; and a resource spec for `gpu_count` devices. Returns an exit code.
-[[nodiscard]] int write_ctest_suite(const std::string &matrix_path, const std::string &dir,
-                                    int gpu_count, const std::vector<std::string> &extra_args);
-
-/// Recomputes the verdict from recorded results (one run directory, or several shards' merged):
-/// writes summary.json and junit.xml into `out_dir`; returns the exit code.
-[[nodiscard]] int summarize_results(const std::string &matrix_path,
-                                    const std::vector<std::string> &result_dirs,
-                                    const std::string &out_dir,
-                                    const std::optional<std::string> &baseline,
-                                    const std::vector<std::string> &argv,
-                                    const std::optional<std::string> &latency_baseline = {});
 
 } // namespace cuparity

@@ -1,6 +1,7 @@
 // case_context: observations, expectations and helper processes for cases.
 #include "harness/suite/case_context.hpp"
 
+#include "harness/platform/self_exe.hpp"
 #include "harness/suite/case_registry.hpp"
 
 #include <filesystem>
@@ -52,15 +53,9 @@ case_context::spawn_self(const std::vector<std::string> &args,
                          const std::map<std::string, std::optional<std::string>> &changes,
                          std::chrono::milliseconds timeout) {
   process_spec spec;
-  spec.argv = {std::filesystem::read_symlink("/proc/self/exe").string()};
+  spec.argv = {self_executable()};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.env = current_environment();
-  for (const auto &[k, v] : changes) {
-    if (v)
-      spec.env[k] = *v;
-    else
-      spec.env.erase(k);
-  }
+  spec.env = environment_with(changes);
   spec.timeout = timeout;
   return run_process(spec);
 }

@@ -1,8 +1,8 @@
-// `cuparity run` end to end on the simulated driver: environment cleaning, crashes and hangs in
-// the middle of a cell, SIGKILL + --resume, shards + merge, injected faults, baselines, bad input.
+// `cuparity run` end to end on the simulated driver: clean envs, crashes, resume, shards, faults.
 #include "harness/platform/gpu_lock.hpp"
-#include "harness/protocol/results.hpp"
 #include "harness/platform/subprocess.hpp"
+#include "harness/protocol/records.hpp"
+#include "harness/protocol/results.hpp"
 #include "test_support.hpp"
 
 #include <atomic>
@@ -125,6 +125,18 @@ CUPARITY_SIM_FAULTS = ["cuDeviceComputeCapability:crash;cuStreamQuery:delay_ns=6
   CHECK_THAT(res.out, Catch::Contains("context.init.facts: crash") &&
                           Catch::Contains("signal 11") &&
                           Catch::Contains("stream.query.not_ready: timeout"));
+  // Every case record is a well-formed case_record plus the pid of the process that ran it: the
+  // crash and the watchdog's kill each start a new process for the rest of the cell.
+  std::map<std::string, int> pid;
+  for (const auto &r : case_records(dir + "/out")) {
+    CHECK_NOTHROW(case_record_from_json(r));
+    REQUIRE(r.contains("pid"));
+    pid[r["case"]] = r["pid"].get<int>();
+  }
+  CHECK(pid["context.current.none"] == pid["context.init.facts"]);
+  CHECK(pid["context.init.facts"] != pid["stream.create.flags_priorities"]);
+  CHECK(pid["stream.create.flags_priorities"] == pid["stream.query.not_ready"]);
+  CHECK(pid["stream.query.not_ready"] != pid["stream.wait_event.ordering"]);
 }
 
 TEST_CASE("SIGKILL of the runner mid-run, then --resume: the same summary as one run",

@@ -1,0 +1,21 @@
+// The environments of the processes a run starts: cells and the driver probe.
+#pragma once
+
+#include "harness/matrix/matrix.hpp"
+
+#include <map>
+#include <string>
+
+namespace cuparity {
+
+/// A cell process's environment: the inherited one without any matrix-controlled variable, then
+/// the cell's values, CUDA_VISIBLE_DEVICES = `gpu` (unless empty) and the GPU lock directory.
+[[nodiscard]] std::map<std::string, std::string> cell_environment(const matrix &m, const cell &c,
+                                                                  const std::string &gpu,
+                                                                  const std::string &lock_dir);
+
+/// The driver probe's environment: the inherited one without any matrix-controlled variable,
+/// except the driver under test, the first cell's when the matrix chooses it.
+[[nodiscard]] std::map<std::string, std::string> driver_probe_environment(const matrix &m);
+
+} // namespace cuparity

@@ -1,0 +1,130 @@
+// Planning a run: case selection, shards and the resume skip set.
+#include "harness/run/plan.hpp"
+
+#include "harness/protocol/case_ids.hpp"
+#include "harness/protocol/records.hpp"
+#include "harness/suite/case_registry.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <stdexcept>
+
+namespace cuparity {
+
+shard_spec parse_shard(const std::string &text) {
+  auto slash = text.find('/');
+  try {
+    if (slash != std::string::npos) {
+      std::size_t a = 0, b = 0;
+      int k = std::stoi(text.substr(0, slash), &a);
+      int n = std::stoi(text.substr(slash + 1), &b);
+      if (a == slash && b == text.size() - slash - 1 && n >= 1 && k >= 0 && k < n)
+        return {k, n};
+    }
+  } catch (const std::exception &) {
+  }
+  throw std::invalid_argument("shard '" + text + "' is not K/N with 0 <= K < N (e.g. 0/4)");
+}
+
+std::optional<shard_spec> shard_from_environment() {
+  const char *k = std::getenv("GTEST_SHARD_INDEX");
+  const char *n = std::getenv("GTEST_TOTAL_SHARDS");
+  if (!k && !n)
+    return std::nullopt;
+  if (!k || !n)
+    throw std::invalid_argument("GTEST_SHARD_INDEX and GTEST_TOTAL_SHARDS must be set together");
+  try {
+    return parse_shard(std::string(k) + "/" + n);
+  } catch (const std::invalid_argument &e) {
+    throw std::invalid_argument(std::string("GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS: ") + e.what());
+  }
+}
+
+std::string shard_text(const std::optional<shard_spec> &shard) {
+  return shard ? std::to_string(shard->index) + "/" + std::to_string(shard->count) : "";
+}
+
+bool known_case_glob(const std::string &glob) {
+  for (const auto &c : case_registry::instance().all())
+    if (case_matches(c.id, glob))
+      return true;
+  return false;
+}
+
+std::optional<matrix> load_known_matrix(const std::string &path, const std::string &prefix) {
+  try {
+    return load_matrix(path, known_case_glob);
+  } catch (const matrix_error &e) {
+    std::cerr << prefix << e.what() << "\n";
+    return std::nullopt;
+  }
+}
+
+std::optional<std::string> unknown_cell(const matrix &m, const std::vector<std::string> &ids) {
+  for (const auto &id : ids)
+    if (std::none_of(m.cells.begin(), m.cells.end(), [&](const cell &c) { return c.id == id; }))
+      return id;
+  return std::nullopt;
+}
+
+std::set<case_key> recorded_cases(const std::vector<nlohmann::json> &records) {
+  std::set<case_key> done;
+  for (const auto &r : records)
+    if (is_record(r, record_type::case_result))
+      done.insert({r.value("cell", ""), r.value("case", "")});
+  return done;
+}
+
+namespace {
+
+/// The matrix's case selection, narrowed to `globs` when there are any.
+std::vector<const case_def *> selected_cases(const matrix &m,
+                                             const std::vector<std::string> &globs) {
+  auto selected = case_registry::instance().select(m.cases, m.exclude_cases);
+  if (!globs.empty()) {
+    std::erase_if(selected, [&](const case_def *d) {
+      return std::none_of(globs.begin(), globs.end(),
+                          [&](const std::string &g) { return case_matches(d->id, g); });
+    });
+  }
+  return selected;
+}
+
+bool wanted_cell(const plan_filter &filter, const cell &c) {
+  return filter.cells.empty() ||
+         std::find(filter.cells.begin(), filter.cells.end(), c.id) != filter.cells.end();
+}
+
+} // namespace
+
+std::vector<work_cell> plan_work(const matrix &m, const plan_filter &filter) {
+  const auto selected = selected_cases(m, filter.cases);
+  const auto &shard = filter.shard;
+  std::vector<work_cell> work;
+  std::size_t index = 0;
+  for (const auto &c : m.cells) {
+    work_cell w{&c, {}};
+    const bool wanted = wanted_cell(filter, c);
+    for (const case_def *d : selected) {
+      // Numbered whether wanted or not, so that --cell keeps each pair in its shard.
+      const std::size_t i = index++;
+      if (!wanted || (shard && static_cast<int>(i % shard->count) != shard->index))
+        continue;
+      if (!filter.done.count({c.id, d->id}))
+        w.cases.push_back(d->id);
+    }
+    if (!w.cases.empty())
+      work.push_back(std::move(w));
+  }
+  return work;
+}
+
+std::size_t planned_cases(const std::vector<work_cell> &work) {
+  std::size_t n = 0;
+  for (const auto &w : work)
+    n += w.cases.size();
+  return n;
+}
+
+} // namespace cuparity

@@ -1,0 +1,71 @@
+// The plan of a run: which (cell, case) pairs it runs, over shards, less what is recorded.
+#pragma once
+
+#include "harness/matrix/matrix.hpp"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cuparity {
+
+struct shard_spec {
+  int index = 0; ///< K, 0-based
+  int count = 1; ///< N
+};
+
+/// Parses "K/N" (0 <= K < N); throws std::invalid_argument with a message naming the text.
+[[nodiscard]] shard_spec parse_shard(const std::string &text);
+
+/// The shard GoogleTest-style sharding asks for (GTEST_SHARD_INDEX with GTEST_TOTAL_SHARDS, as
+/// test schedulers set them); none when neither is set. Throws std::invalid_argument when only
+/// one is set or they are no valid shard.
+[[nodiscard]] std::optional<shard_spec> shard_from_environment();
+
+/// "K/N", or "" without a shard: the shard as results.jsonl names it.
+[[nodiscard]] std::string shard_text(const std::optional<shard_spec> &shard);
+
+/// Whether a glob names any registered case.
+[[nodiscard]] bool known_case_glob(const std::string &glob);
+
+/// Loads a matrix whose case globs must name registered cases. When it cannot, prints
+/// "<prefix><error>" to stderr and returns std::nullopt (the caller's exit is bad input).
+[[nodiscard]] std::optional<matrix> load_known_matrix(const std::string &path,
+                                                      const std::string &prefix);
+
+/// The first of `ids` that is no cell of `m`, if any.
+[[nodiscard]] std::optional<std::string> unknown_cell(const matrix &m,
+                                                      const std::vector<std::string> &ids);
+
+/// (cell id, case id)
+using case_key = std::pair<std::string, std::string>;
+
+/// The pairs that have a case record among `records`: what --resume does not run again.
+[[nodiscard]] std::set<case_key> recorded_cases(const std::vector<nlohmann::json> &records);
+
+/// One cell's share of the plan.
+struct work_cell {
+  const cell *c = nullptr;
+  std::vector<std::string> cases;
+};
+
+/// What narrows the plan besides the matrix.
+struct plan_filter {
+  std::vector<std::string> cases; ///< case globs; empty = the matrix's selection
+  std::vector<std::string> cells; ///< cell ids; empty = every cell
+  std::optional<shard_spec> shard;
+  std::set<case_key> done; ///< already recorded
+};
+
+/// Cells x selected cases, numbered in that order; pair i belongs to shard i % N, so every shard
+/// gets a share of every cell. Pairs filtered out, or already done, are dropped, then cells left
+/// without a case.
+[[nodiscard]] std::vector<work_cell> plan_work(const matrix &m, const plan_filter &filter);
+
+/// How many (cell, case) pairs the plan holds.
+[[nodiscard]] std::size_t planned_cases(const std::vector<work_cell> &work);
+
+} // namespace cuparity
