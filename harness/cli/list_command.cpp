@@ -28,13 +28,9 @@ bool known_glob(const std::string &g) {
 
 /// The cells of a matrix with their environment and expectations, then its cases.
 int list_matrix(const list_options &opt) {
-  std::optional<matrix> m;
-  try {
-    m.emplace(load_matrix(opt.matrix, known_glob));
-  } catch (const matrix_error &e) {
-    std::cerr << "cuparity list: " << e.what() << "\n";
+  const std::optional<matrix> m = load_matrix_reporting(opt.matrix, known_glob, std::cerr, "list");
+  if (!m)
     return exit_code::bad_input;
-  }
   auto selected = case_registry::instance().select(m->cases, m->exclude_cases);
   if (opt.json) {
     nlohmann::json cells = nlohmann::json::array();

@@ -1,6 +1,8 @@
 // Reading the binding variables with Numba's semantics ("0" is off; garbage warns, uses default).
 #include "harness/config/config.hpp"
 
+#include "harness/platform/self_exe.hpp"
+
 #include <filesystem>
 #include <system_error>
 
@@ -8,9 +10,11 @@ namespace cuparity {
 namespace fs = std::filesystem;
 
 std::string executable_dir() {
-  std::error_code ec;
-  auto exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string(".") : exe.parent_path().string();
+  try {
+    return fs::path(self_executable()).parent_path().string();
+  } catch (const fs::filesystem_error &) {
+    return "."; // /proc unreadable: companions are then looked for in the working directory
+  }
 }
 
 // The installed layout (CMakeLists.txt, install section) keeps the libraries in lib/cuparity.

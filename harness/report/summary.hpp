@@ -22,7 +22,7 @@ struct run_facts {
   bool latency_failed = false;
 };
 
-/// The exit code DESIGN.md defines for a comparison: 0, 1 or 3.
+/// The exit code of a comparison (docs/formats.md): 0, 1 or 3.
 [[nodiscard]] int verdict_exit_code(const comparison &c, const run_facts &facts);
 
 [[nodiscard]] nlohmann::json make_summary(const matrix &m,

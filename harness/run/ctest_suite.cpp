@@ -95,7 +95,7 @@ void write_resource_spec(const std::string &dir, int gpu_count) {
 
 int write_ctest_suite(const std::string &matrix_path, const std::string &dir, int gpu_count,
                       const std::vector<std::string> &extra_args) {
-  const auto loaded = load_known_matrix(matrix_path, "cuparity ctest: ");
+  const auto loaded = load_known_matrix(matrix_path, "ctest");
   if (!loaded)
     return exit_code::bad_input;
   if (gpu_count < 1) {

@@ -69,7 +69,7 @@ int summarize_results(const std::string &matrix_path, const std::vector<std::str
   } catch (const std::exception &e) {
     return bad(e.what());
   }
-  const auto loaded = load_known_matrix(matrix_path, "cuparity: ");
+  const auto loaded = load_known_matrix(matrix_path, "");
   if (!loaded)
     return exit_code::bad_input;
   std::vector<nlohmann::json> records;

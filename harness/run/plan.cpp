@@ -52,13 +52,8 @@ bool known_case_glob(const std::string &glob) {
   return false;
 }
 
-std::optional<matrix> load_known_matrix(const std::string &path, const std::string &prefix) {
-  try {
-    return load_matrix(path, known_case_glob);
-  } catch (const matrix_error &e) {
-    std::cerr << prefix << e.what() << "\n";
-    return std::nullopt;
-  }
+std::optional<matrix> load_known_matrix(const std::string &path, std::string_view command) {
+  return load_matrix_reporting(path, known_case_glob, std::cerr, command);
 }
 
 std::optional<std::string> unknown_cell(const matrix &m, const std::vector<std::string> &ids) {

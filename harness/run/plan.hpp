@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -32,9 +33,10 @@ struct shard_spec {
 [[nodiscard]] bool known_case_glob(const std::string &glob);
 
 /// Loads a matrix whose case globs must name registered cases. When it cannot, prints
-/// "<prefix><error>" to stderr and returns std::nullopt (the caller's exit is bad input).
+/// "cuparity <command>: <error>" to stderr and returns std::nullopt (the caller's exit is bad
+/// input).
 [[nodiscard]] std::optional<matrix> load_known_matrix(const std::string &path,
-                                                      const std::string &prefix);
+                                                      std::string_view command);
 
 /// The first of `ids` that is no cell of `m`, if any.
 [[nodiscard]] std::optional<std::string> unknown_cell(const matrix &m,

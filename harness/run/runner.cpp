@@ -292,7 +292,7 @@ int run_loaded(const run_options &opt, const matrix &m) {
 } // namespace
 
 int run_matrix(const run_options &opt) {
-  const auto loaded = load_known_matrix(opt.matrix_path, "cuparity run: ");
+  const auto loaded = load_known_matrix(opt.matrix_path, "run");
   if (!loaded)
     return exit_code::bad_input;
   try {
