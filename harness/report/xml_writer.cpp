@@ -26,9 +26,8 @@ std::string xml_escape(std::string_view s) {
       out += "&apos;";
       break;
     default:
-      // XML 1.0 forbids most control characters even when escaped.
       if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r')
-        out += '?';
+        out += "\xEF\xBF\xBD"; // U+FFFD REPLACEMENT CHARACTER, in UTF-8
       else
         out += static_cast<char>(ch);
     }

@@ -14,7 +14,8 @@ namespace cuparity {
 
 /// `s` as XML character data or attribute value: the five markup characters as entities, and each
 /// character XML 1.0 forbids even as a reference (C0 controls but tab, newline and carriage
-/// return) as '?'.
+/// return) as U+FFFD, so a crash message full of control bytes still gives a well-formed document
+/// that says something was replaced.
 [[nodiscard]] std::string xml_escape(std::string_view s);
 
 /// An element with attributes in the order given, and either children or text.
