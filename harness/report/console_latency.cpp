@@ -101,7 +101,6 @@ void print_latency(std::ostream &out, const matrix &m, const nlohmann::json &lat
   print_comparisons(out, latency);
   print_noise(out, latency);
   print_latency_baseline(out, latency);
-  out << std::fixed;
 }
 
 } // namespace cuparity

@@ -15,13 +15,12 @@ namespace cuparity {
                                     const comparison &c);
 
 /// Writes junit_xml to a file.
-class junit_writer : public output_writer {
+class junit_writer : public file_writer {
 public:
-  explicit junit_writer(std::string path) : m_path(std::move(path)) {}
-  void write(const run_outputs &run) override;
+  using file_writer::file_writer;
 
-private:
-  std::string m_path;
+protected:
+  [[nodiscard]] std::string text(const run_outputs &run) const override;
 };
 
 } // namespace cuparity

@@ -5,6 +5,9 @@
 #include "harness/report/junit_writer.hpp"
 #include "harness/report/summary_json_writer.hpp"
 
+#include <fstream>
+#include <stdexcept>
+
 namespace cuparity {
 
 output_writer_list standard_writers(const std::string &out_dir, std::ostream &console) {
@@ -13,6 +16,14 @@ output_writer_list standard_writers(const std::string &out_dir, std::ostream &co
   out.push_back(std::make_unique<junit_writer>(out_dir + "/junit.xml"));
   out.push_back(std::make_unique<console_writer>(console));
   return out;
+}
+
+void file_writer::write(const run_outputs &run) {
+  const std::string content = text(run);
+  std::ofstream out(m_path);
+  if (!out)
+    throw std::runtime_error("cannot write " + m_path);
+  out << content;
 }
 
 void write_all(const output_writer_list &writers, const run_outputs &run) {

@@ -38,6 +38,21 @@ public:
   virtual void write(const run_outputs &run) = 0;
 };
 
+/// A writer whose output is one file: the subclass makes the text, this writes it.
+class file_writer : public output_writer {
+public:
+  explicit file_writer(std::string path) : m_path(std::move(path)) {}
+  /// The text is made before the file is opened, so a failure leaves the old file as it was.
+  void write(const run_outputs &run) final;
+
+protected:
+  /// The file's whole content.
+  [[nodiscard]] virtual std::string text(const run_outputs &run) const = 0;
+
+private:
+  std::string m_path;
+};
+
 using output_writer_list = std::vector<std::unique_ptr<output_writer>>;
 
 /// summary.json and junit.xml in `out_dir`, then the console table on `console`.

@@ -4,9 +4,6 @@
 #include "harness/report/record_view.hpp"
 #include "harness/report/summary.hpp"
 
-#include <fstream>
-#include <stdexcept>
-
 namespace cuparity {
 namespace {
 
@@ -106,11 +103,8 @@ nlohmann::json make_summary(const matrix &m, const std::vector<nlohmann::json> &
           {"exit_code", code}};
 }
 
-void summary_json_writer::write(const run_outputs &run) {
-  std::ofstream out(m_path);
-  if (!out)
-    throw std::runtime_error("cannot write " + m_path);
-  out << make_summary(run.m, run.records, run.verdict, run.facts).dump(2) << "\n";
+std::string summary_json_writer::text(const run_outputs &run) const {
+  return make_summary(run.m, run.records, run.verdict, run.facts).dump(2) + "\n";
 }
 
 } // namespace cuparity

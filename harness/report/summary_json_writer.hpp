@@ -8,13 +8,12 @@
 namespace cuparity {
 
 /// Writes make_summary's document to a file, indented by two, with a final newline.
-class summary_json_writer : public output_writer {
+class summary_json_writer : public file_writer {
 public:
-  explicit summary_json_writer(std::string path) : m_path(std::move(path)) {}
-  void write(const run_outputs &run) override;
+  using file_writer::file_writer;
 
-private:
-  std::string m_path;
+protected:
+  [[nodiscard]] std::string text(const run_outputs &run) const override;
 };
 
 } // namespace cuparity
