@@ -24,6 +24,13 @@ matrix load(const std::string &name, const std::string &rules = "") {
   return load_matrix(path, [](const std::string &) { return true; });
 }
 
+/// An expectation of the A=1 cells (with `settings` lines) allowing `outcomes` for mem.* cases.
+std::string allow_mem(const std::string &outcomes, const std::string &settings = "") {
+  return "[[expect]]\nwhen = { A = \"1\" }\n" + settings +
+         "[[expect.allow]]\ncases = [\"mem.*\"]\noutcomes = [" + outcomes +
+         "]\nreason = \"known\"\n";
+}
+
 /// What a cell process reports; the defaults put every cell in one semantic group.
 json config(json changes = json::object()) {
   json c{{"binding", "internal"}, {"stream0", "legacy"},  {"fallback", false},
@@ -60,6 +67,14 @@ std::vector<std::string> kinds(const comparison &c) {
   std::vector<std::string> out;
   for (const auto &p : c.problems)
     out.push_back(p.kind);
+  return out;
+}
+
+/// Each problem as "kind [cell] case: message", the way the console shows it.
+std::vector<std::string> problems(const comparison &c) {
+  std::vector<std::string> out;
+  for (const auto &p : c.problems)
+    out.push_back(p.kind + " [" + p.cell + "] " + p.case_id + ": " + p.message);
   return out;
 }
 
@@ -198,14 +213,7 @@ warning_count = 2
 TEST_CASE("verdict: a non-pass an allowance names is excused, counted and left out of the "
           "equivalence",
           "[verdict][outcomes]") {
-  auto m = load("allowance", R"(
-[[expect]]
-when = { A = "1" }
-[[expect.allow]]
-cases = ["mem.*"]
-outcomes = ["fail", "timeout"]
-reason = "known"
-)");
+  auto m = load("allowance", allow_mem(R"("fail", "timeout")"));
   auto c = compare(m, {cell_rec("A=0,B=0"), cell_rec("A=1,B=0"), cell_rec("A=1,B=1"),
                        result("A=0,B=0", "mem.a", outcome::pass, {{"n", 1}}),
                        result("A=1,B=0", "mem.a", outcome::fail, {{"n", 2}}),
@@ -220,25 +228,15 @@ reason = "known"
 
 TEST_CASE("verdict: a non-pass nothing accepts is a failure, saying what was expected",
           "[verdict][outcomes]") {
-  auto m = load("failure", R"(
-[[expect]]
-when = { A = "1" }
-[[expect.allow]]
-cases = ["mem.*"]
-outcomes = ["timeout"]
-reason = "known"
-)");
+  auto m = load("failure", allow_mem(R"("timeout")"));
   auto c = compare(m, {cell_rec("A=0,B=0"), cell_rec("A=1,B=0"),
                        result("A=0,B=0", "mem.a", outcome::crash, {}, "signal 11"),
                        result("A=0,B=0", "mem.b", outcome::not_supported),
                        result("A=1,B=0", "mem.a", outcome::fail, {}, "wrong"),
                        result("A=1,B=0", "mem.b", outcome::timeout)});
-  REQUIRE(c.problems.size() == 2);
-  CHECK(c.problems[0].kind == "failure");
-  CHECK(c.problems[0].cell == "A=0,B=0");
-  CHECK(c.problems[0].case_id == "mem.a");
-  CHECK(c.problems[0].message == "crash: signal 11");
-  CHECK(c.problems[1].message == "fail: wrong (expected timeout)");
+  CHECK(problems(c) ==
+        std::vector<std::string>{"failure [A=0,B=0] mem.a: crash: signal 11",
+                                 "failure [A=1,B=0] mem.a: fail: wrong (expected timeout)"});
   CHECK(c.allowed == 1);
 }
 
@@ -253,36 +251,26 @@ TEST_CASE("verdict: a baseline line excuses its (cell, case); the last line for 
                     {"mem.a", "A=0,B=0", outcome::fail, "", 2},
                     {"mem.a", "A=0,B=1", outcome::timeout, "", 3}});
   CHECK(c.allowed == 1);
-  REQUIRE(c.problems.size() == 1);
-  CHECK(c.problems[0].kind == "failure");
-  CHECK(c.problems[0].cell == "A=0,B=1");
-  CHECK(c.problems[0].message == "crash: boom (expected timeout)");
+  CHECK(problems(c) ==
+        std::vector<std::string>{"failure [A=0,B=1] mem.a: crash: boom (expected timeout)"});
   CHECK(c.divergences.empty()); // the excused pair is not compared with the crash
 }
 
 TEST_CASE("verdict: a pass where an allowance or a baseline line expects a non-pass is reported",
           "[verdict][outcomes][baseline]") {
-  auto m = load("unexpected_pass", R"(
-[[expect]]
-when = { A = "1" }
-[[expect.allow]]
-cases = ["mem.*"]
-outcomes = ["fail"]
-reason = "known"
-)");
+  auto m = load("unexpected_pass", allow_mem(R"("fail")"));
   auto c = compare(
       m,
       {cell_rec("A=0,B=0"), cell_rec("A=1,B=0"), result("A=0,B=0", "mem.a", outcome::pass),
        result("A=0,B=0", "mem.b", outcome::not_supported),
        result("A=1,B=0", "mem.a", outcome::pass), result("A=1,B=0", "mem.c", outcome::fail)},
       {{"mem.a", "A=0,B=0", outcome::timeout, "", 1}, {"mem.b", "A=0,B=0", outcome::fail, "", 2}});
-  CHECK(kinds(c) == std::vector<std::string>{"unexpected_pass", "unexpected_pass"});
-  REQUIRE(c.problems.size() == 2);
-  CHECK(c.problems[0].cell == "A=0,B=0");
-  CHECK(c.problems[0].case_id == "mem.a");
-  CHECK(c.problems[0].message == "passed, but timeout is expected: update the matrix or baseline");
-  CHECK(c.problems[1].cell == "A=1,B=0");
-  CHECK(c.problems[1].message == "passed, but fail is expected: update the matrix or baseline");
+  CHECK(problems(c) ==
+        std::vector<std::string>{
+            "unexpected_pass [A=0,B=0] mem.a: passed, but timeout is expected: update the matrix "
+            "or baseline",
+            "unexpected_pass [A=1,B=0] mem.a: passed, but fail is expected: update the matrix or "
+            "baseline"});
 }
 
 TEST_CASE("verdict: an allowance that matched cases but excused none is stale",
@@ -307,11 +295,9 @@ reason = "used"
                        result("A=1,B=0", "mem.b", outcome::timeout)});
   // The mem.* allowance matched mem.a and mem.b and excused neither; the stream.* one matched
   // no recorded case (not stale: another selection may run it); mem.b's excused its case.
-  REQUIRE(c.problems.size() == 1);
-  CHECK(c.problems[0].kind == "stale_expectation");
-  CHECK(c.problems[0].cell.empty());
-  CHECK(c.problems[0].message == m.expectations[0].allow[0].where.text() +
-                                     ": allows fail but no matching case ended so (issue 7)");
+  CHECK(problems(c) == std::vector<std::string>{
+                           "stale_expectation [] : " + m.expectations[0].allow[0].where.text() +
+                           ": allows fail but no matching case ended so (issue 7)"});
   CHECK(c.allowed == 1);
 }
 
@@ -326,14 +312,11 @@ TEST_CASE("verdict: a baseline line naming an unknown cell or case is stale",
                     {"mem.z", "A=0,B=1", outcome::crash, "", 6}},
                    known);
   // Line 3 is used; line 6 names a known cell and case that this run did not record.
-  REQUIRE(c.problems.size() == 2);
-  CHECK(c.problems[0].kind == "stale_expectation");
-  CHECK(c.problems[0].cell == "A=9,B=9");
-  CHECK(c.problems[0].case_id == "mem.a");
-  CHECK(c.problems[0].message == "baseline line 4 names a cell that does not exist");
-  CHECK(c.problems[1].cell == "A=0,B=0");
-  CHECK(c.problems[1].case_id == "gone.case");
-  CHECK(c.problems[1].message == "baseline line 5 names a case that does not exist");
+  CHECK(problems(c) ==
+        std::vector<std::string>{
+            "stale_expectation [A=9,B=9] mem.a: baseline line 4 names a cell that does not exist",
+            "stale_expectation [A=0,B=0] gone.case: baseline line 5 names a case that does not "
+            "exist"});
 }
 
 TEST_CASE("verdict: a cell that never started is a problem; one that died later is not twice",
@@ -341,10 +324,7 @@ TEST_CASE("verdict: a cell that never started is a problem; one that died later 
   auto m = load("cell_error");
   auto c = compare(
       m, {cell_error("A=0,B=0", "spawn"), cell_rec("A=0,B=1"), cell_error("A=0,B=1", "died")});
-  REQUIRE(c.problems.size() == 1);
-  CHECK(c.problems[0].kind == "cell_error");
-  CHECK(c.problems[0].cell == "A=0,B=0");
-  CHECK(c.problems[0].message == "A=0,B=0 did not start");
+  CHECK(problems(c) == std::vector<std::string>{"cell_error [A=0,B=0] : A=0,B=0 did not start"});
   CHECK_FALSE(c.environment_problem);
   CHECK(c.groups.size() == 1);
 }
@@ -379,21 +359,16 @@ TEST_CASE("verdict: the latest record of a cell and of a (cell, case) wins", "[v
 }
 
 TEST_CASE("verdict: problems come in the order of the steps", "[verdict]") {
-  auto m = load("order", R"(
-[[expect]]
-when = { A = "1" }
-binding = "nvidia"
-[[expect.allow]]
-cases = ["mem.*"]
-outcomes = ["fail"]
-reason = "r"
-)");
+  auto m = load("order", allow_mem(R"("fail")", "binding = \"nvidia\"\n"));
   auto c = compare(m,
                    {result("A=1,B=0", "mem.a", outcome::pass), cell_rec("A=1,B=0"),
                     result("A=1,B=0", "stream.a", outcome::crash), cell_error("A=0,B=0", "spawn")},
                    {{"mem.a", "A=9,B=9", outcome::fail, "", 1}});
   CHECK(kinds(c) == std::vector<std::string>{"cell_error", "expectation", "unexpected_pass",
                                              "failure", "stale_expectation", "stale_expectation"});
+  REQUIRE(c.problems.size() == 6);
+  CHECK(c.problems[4].cell.empty()); // the allowance, then the baseline line
+  CHECK(c.problems[5].cell == "A=9,B=9");
 }
 
 TEST_CASE("verdict_exit_code: 0 equivalent, 1 failed, 3 environment", "[verdict][exit]") {
