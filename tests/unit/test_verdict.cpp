@@ -226,6 +226,26 @@ TEST_CASE("verdict: a non-pass an allowance names is excused, counted and left o
         std::map<std::string, std::size_t>{{"pass", 1}, {"fail", 1}, {"timeout", 1}});
 }
 
+TEST_CASE("verdict: an allowance matches by any of its globs; accepting not_supported is no "
+          "allowed non-pass",
+          "[verdict][outcomes]") {
+  auto m = load("allowance_globs", R"(
+[[expect]]
+when = { A = "1" }
+[[expect.allow]]
+cases = ["stream.*", "mem.a"]
+outcomes = ["fail", "not_supported"]
+reason = "known"
+)");
+  auto c = compare(
+      m, {cell_rec("A=0,B=0"), cell_rec("A=1,B=0"), result("A=0,B=0", "mem.a", outcome::pass),
+          result("A=1,B=0", "mem.a", outcome::fail), result("A=0,B=0", "stream.s", outcome::pass),
+          result("A=1,B=0", "stream.s", outcome::not_supported)});
+  CHECK(c.problems.empty());
+  CHECK(c.divergences.empty()); // both accepted pairs are left out of the equivalence
+  CHECK(c.allowed == 1);        // not_supported is a success: accepted, but no non-pass
+}
+
 TEST_CASE("verdict: a non-pass nothing accepts is a failure, saying what was expected",
           "[verdict][outcomes]") {
   auto m = load("failure", allow_mem(R"("timeout")"));
