@@ -1,8 +1,9 @@
 // The run's outputs: summary.json (versioned, with provenance), junit.xml and the console table.
 #pragma once
 
-#include "harness/verdict/compare.hpp"
 #include "harness/matrix/matrix.hpp"
+#include "harness/report/output_writer.hpp"
+#include "harness/verdict/compare.hpp"
 
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -13,28 +14,22 @@ namespace cuparity {
 
 inline constexpr const char *summary_schema = "cuparity.summary/1";
 
-struct run_facts {
-  nlohmann::json provenance;
-  std::string started, finished;
-  double functional_wall_s = 0;
-  std::string shard;      ///< "K/N" or ""
-  nlohmann::json latency; ///< latency comparison (null when the phase did not run)
-  bool latency_failed = false;
-};
-
-/// The exit code of a comparison (docs/formats.md): 0, 1 or 3.
+/// The exit code docs/verdicts.md defines for a comparison: 0, 1 or 3.
 [[nodiscard]] int verdict_exit_code(const comparison &c, const run_facts &facts);
 
+/// summary.json's content (docs/formats.md); summary_json_writer writes it.
 [[nodiscard]] nlohmann::json make_summary(const matrix &m,
                                           const std::vector<nlohmann::json> &records,
                                           const comparison &c, const run_facts &facts);
 
 /// JUnit XML: one testsuite per cell (env and effective config as properties), one testcase per
-/// case; an extra suite "equivalence" with one failing testcase per divergence.
+/// case; an extra suite "equivalence" with one failing testcase per divergence. Writes through
+/// junit_writer.
 void write_junit(const std::string &path, const matrix &m,
                  const std::vector<nlohmann::json> &records, const comparison &c);
 
 /// The console table: a row per cell, then every problem and divergence, then the verdict.
+/// Writes through console_writer.
 void print_console(std::ostream &out, const matrix &m, const std::vector<nlohmann::json> &records,
                    const comparison &c, const run_facts &facts);
 

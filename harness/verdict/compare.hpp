@@ -1,8 +1,8 @@
 // Functional comparison: semantic groups, equivalence inside each, expectations, baselines.
 #pragma once
 
-#include "harness/verdict/baseline.hpp"
 #include "harness/matrix/matrix.hpp"
+#include "harness/verdict/baseline.hpp"
 
 #include <functional>
 #include <map>
@@ -20,7 +20,7 @@ struct divergence {
   std::map<std::string, nlohmann::json> values; ///< cell -> value (null when absent)
 };
 
-/// Anything that makes the run fail, other than a divergence.
+/// Anything that makes the run fail, other than a divergence (the kinds: docs/verdicts.md).
 struct problem {
   std::string kind; ///< failure, unexpected_pass, stale_expectation, expectation, cell_error
   std::string cell;
@@ -50,9 +50,9 @@ struct comparison {
 /// Compares the records of a run (latest record per cell and per (cell, case) wins).
 /// `known_case` says whether a case id exists in this build (a baseline line naming another is
 /// stale); the verdict reads records alone and never the case registry.
-[[nodiscard]] comparison compare_results(const matrix &m,
-                                         const std::vector<nlohmann::json> &records,
-                                         const std::vector<baseline_entry> &baseline,
-                                         const std::function<bool(const std::string &)> &known_case);
+[[nodiscard]] comparison
+compare_results(const matrix &m, const std::vector<nlohmann::json> &records,
+                const std::vector<baseline_entry> &baseline,
+                const std::function<bool(const std::string &)> &known_case);
 
 } // namespace cuparity

@@ -1,0 +1,104 @@
+// The console table's cell rows, groups, problems, divergences and final verdict line.
+#include "harness/report/console_writer.hpp"
+
+#include "harness/report/record_view.hpp"
+#include "harness/report/summary.hpp"
+
+#include <iomanip>
+
+namespace cuparity {
+namespace {
+
+/// The index of a group in the comparison's (sorted) order: its "G<n>" name in the table.
+std::size_t group_index(const comparison &c, const std::string &group) {
+  std::size_t gi = 0;
+  for (const auto &[key, members] : c.groups) {
+    if (key == group)
+      break;
+    ++gi;
+  }
+  return gi;
+}
+
+void print_header(std::ostream &out, bool simulated, int width) {
+  if (simulated)
+    out << "*** SIMULATED DRIVER: these results describe cuparity's CPU stand-in, not a GPU ***\n";
+  out << std::left << std::setw(width) << "cell"
+      << "  binding   stream0     "
+      << "pass  fail  n/s  other  group\n";
+}
+
+void print_cell_row(std::ostream &out, const cell &mc, int width,
+                    const std::map<std::string, cell_view> &cells, const comparison &c) {
+  auto it = cells.find(mc.id);
+  out << std::left << std::setw(width) << mc.id << "  ";
+  if (it == cells.end()) {
+    out << "(not run)\n";
+    return;
+  }
+  const auto cfg = it->second.record.value("config", nlohmann::json::object());
+  auto n = outcome_counts(it->second);
+  const int other =
+      static_cast<int>(it->second.cases.size()) - n["pass"] - n["fail"] - n["not_supported"];
+  std::string binding = cfg.value("binding", "?") + (cfg.value("fallback", false) ? "*" : "");
+  out << std::setw(10) << binding << std::setw(12) << cfg.value("stream0", "?") << std::right
+      << std::setw(4) << n["pass"] << std::setw(6) << n["fail"] << std::setw(5)
+      << n["not_supported"] << std::setw(7) << other << "  " << std::left;
+  out << "G" << group_index(c, group_of(c, mc.id)) << "\n";
+}
+
+void print_groups(std::ostream &out, const comparison &c) {
+  std::size_t gi = 0;
+  for (const auto &[key, members] : c.groups)
+    out << "  G" << gi++ << ": " << key << " (" << members.size() << " cells)\n";
+  out << "  (* = fallback from nvidia)\n";
+}
+
+void print_findings(std::ostream &out, const comparison &c) {
+  for (const auto &p : c.problems)
+    out << "PROBLEM " << p.kind << (p.cell.empty() ? "" : " [" + p.cell + "]")
+        << (p.case_id.empty() ? "" : " " + p.case_id) << ": " << p.message << "\n";
+  for (const auto &d : c.divergences) {
+    out << "DIVERGENCE " << d.case_id << " " << d.key << " in " << d.group << ":\n";
+    for (const auto &[cell, v] : d.values)
+      out << "    " << cell << ": " << v.dump() << "\n";
+  }
+}
+
+void print_verdict(std::ostream &out, const run_outputs &run) {
+  const auto &c = run.verdict;
+  const int code = verdict_exit_code(c, run.facts);
+  out << "cuparity: " << run.m.name << ": " << c.results << " results in " << run.m.cells.size()
+      << " cells, " << c.groups.size() << " semantic groups; " << c.problems.size() << " problems, "
+      << c.divergences.size() << " divergences, " << c.allowed
+      << " allowed non-passes; functional phase " << std::fixed << std::setprecision(1)
+      << run.facts.functional_wall_s << " s: "
+      << (code == 0   ? "EQUIVALENT"
+          : code == 3 ? "ENVIRONMENT PROBLEM"
+                      : "FAILED")
+      << "\n";
+}
+
+} // namespace
+
+void console_writer::write(const run_outputs &run) {
+  const auto cells = by_cell(run.records);
+  std::size_t width = 4;
+  for (const auto &mc : run.m.cells)
+    width = std::max(width, mc.id.size());
+  print_header(m_out, run.facts.provenance.value("simulated", false), static_cast<int>(width));
+  for (const auto &mc : run.m.cells)
+    print_cell_row(m_out, mc, static_cast<int>(width), cells, run.verdict);
+  print_groups(m_out, run.verdict);
+  print_findings(m_out, run.verdict);
+  if (run.facts.latency.is_object())
+    print_latency(m_out, run.m, run.facts.latency);
+  print_verdict(m_out, run);
+}
+
+void print_console(std::ostream &out, const matrix &m, const std::vector<nlohmann::json> &records,
+                   const comparison &c, const run_facts &facts) {
+  console_writer(out).write({m, records, c, facts});
+}
+
+} // namespace cuparity

@@ -1,0 +1,199 @@
+// junit.xml's suites, built as XML elements (escaping happens once, in the XML writer).
+#include "harness/report/junit_writer.hpp"
+
+#include "harness/report/record_view.hpp"
+#include "harness/report/summary.hpp"
+#include "harness/report/xml_writer.hpp"
+
+#include <set>
+
+namespace cuparity {
+namespace {
+
+using case_key = std::pair<std::string, std::string>; ///< (cell, case)
+
+/// A failure's message attribute is cut to this; its text keeps the whole message.
+constexpr std::size_t message_chars = 200;
+
+struct totals {
+  std::size_t tests = 0, failures = 0, skipped = 0;
+  void add(const totals &t) { tests += t.tests, failures += t.failures, skipped += t.skipped; }
+};
+
+/// Every (cell, case) that has problems, with their messages one per line.
+std::map<case_key, std::string> case_failures(const comparison &c) {
+  std::map<case_key, std::string> out;
+  for (const auto &p : c.problems)
+    if (!p.case_id.empty())
+      out[{p.cell, p.case_id}] += (out.count({p.cell, p.case_id}) ? "\n" : "") + p.message;
+  return out;
+}
+
+xml_element failure(const std::string &type, const std::string &message,
+                    const std::string &detail) {
+  xml_element f("failure");
+  f.attribute("type", type).attribute("message", message).text(detail);
+  return f;
+}
+
+/// A suite's opening attributes; only the cell suites carry a time.
+xml_element testsuite(const std::string &name, const totals &t) {
+  xml_element s("testsuite");
+  s.attribute("name", name)
+      .attribute("tests", t.tests)
+      .attribute("failures", t.failures)
+      .attribute("errors", "0")
+      .attribute("skipped", t.skipped);
+  return s;
+}
+
+xml_element properties(const cell &mc, const nlohmann::json &cell_record) {
+  xml_element props("properties");
+  for (const auto &[k, v] : mc.env)
+    props.add(xml_element("property"))
+        .attribute("name", "env." + k)
+        .attribute("value", v ? *v : "<unset>")
+        .self_closing();
+  const nlohmann::json config = cell_record.value("config", nlohmann::json::object());
+  for (const auto &[k, v] : config.items())
+    props.add(xml_element("property"))
+        .attribute("name", "config." + k)
+        .attribute("value", v.is_string() ? v.get<std::string>() : v.dump())
+        .self_closing();
+  return props;
+}
+
+/// One case of one cell: a failure when a problem names it, skipped when not supported.
+xml_element case_testcase(const std::string &case_id, const nlohmann::json &rec,
+                          const std::string *problems, totals &t) {
+  const double ms = rec.value("duration_ms", 0.0);
+  const std::string o = rec.value("outcome", "error");
+  xml_element tc("testcase");
+  tc.attribute("classname", "cuparity." + case_id.substr(0, case_id.find('.')))
+      .attribute("name", case_id)
+      .attribute("time", ms / 1000);
+  ++t.tests;
+  if (problems) {
+    ++t.failures;
+    tc.add(failure(o, problems->substr(0, message_chars), *problems));
+  } else if (o == "not_supported") {
+    ++t.skipped;
+    tc.add(xml_element("skipped")).attribute("message", rec.value("message", "")).self_closing();
+  }
+  return tc;
+}
+
+/// The suite of a started cell; the pairs shown as failures are added to `reported`.
+xml_element cell_suite(const cell &mc, const cell_view &view,
+                       const std::map<case_key, std::string> &failures,
+                       std::set<case_key> &reported, totals &all) {
+  totals t;
+  double seconds = 0;
+  std::vector<xml_element> cases;
+  for (const auto &[case_id, rec] : view.cases) {
+    seconds += rec.value("duration_ms", 0.0) / 1000;
+    auto fit = failures.find({mc.id, case_id});
+    if (fit != failures.end())
+      reported.insert(fit->first);
+    cases.push_back(case_testcase(case_id, rec, fit == failures.end() ? nullptr : &fit->second, t));
+  }
+  all.add(t);
+  xml_element suite = testsuite(mc.id, t);
+  suite.attribute("time", seconds);
+  suite.add(properties(mc, view.record));
+  for (auto &tc : cases)
+    suite.add(std::move(tc));
+  return suite;
+}
+
+/// A testcase of a synthetic suite (equivalence, run) that consists of one failure.
+xml_element failing_testcase(const std::string &classname, const std::string &name,
+                             const std::string &type, const std::string &message,
+                             const std::string &detail) {
+  xml_element tc("testcase");
+  tc.attribute("classname", classname).attribute("name", name);
+  tc.add(failure(type, message, detail));
+  return tc;
+}
+
+/// A synthetic suite whose every testcase fails.
+xml_element failing_suite(const std::string &name, std::vector<xml_element> testcases,
+                          totals &all) {
+  const totals t{testcases.size(), testcases.size(), 0};
+  all.add(t);
+  xml_element suite = testsuite(name, t);
+  for (auto &tc : testcases)
+    suite.add(std::move(tc));
+  return suite;
+}
+
+std::vector<xml_element> divergence_testcases(const comparison &c) {
+  std::vector<xml_element> out;
+  for (const auto &d : c.divergences) {
+    std::string detail;
+    for (const auto &[cell, v] : d.values)
+      detail += cell + ": " + v.dump() + "\n";
+    out.push_back(failing_testcase("cuparity.equivalence", d.case_id + " " + d.key, "divergence",
+                                   d.key + " differs in group " + d.group, detail));
+  }
+  return out;
+}
+
+/// Problems no case testcase carries (a cell that never started, a configuration expectation, a
+/// stale expectation or baseline line): without these a CI reading only junit.xml would see a
+/// failed run as green.
+std::vector<xml_element> unattached_testcases(const comparison &c,
+                                              const std::set<case_key> &reported) {
+  std::vector<xml_element> out;
+  for (const auto &p : c.problems) {
+    if (!p.case_id.empty() && reported.count({p.cell, p.case_id}))
+      continue;
+    std::string name = p.kind;
+    if (!p.cell.empty())
+      name += " [" + p.cell + "]";
+    if (!p.case_id.empty())
+      name += " " + p.case_id;
+    out.push_back(failing_testcase("cuparity.run", name, p.kind, p.message.substr(0, message_chars),
+                                   p.message));
+  }
+  return out;
+}
+
+} // namespace
+
+std::string junit_xml(const matrix &m, const std::vector<nlohmann::json> &records,
+                      const comparison &c) {
+  const auto cells = by_cell(records);
+  const auto failures = case_failures(c);
+  std::set<case_key> reported; // (cell, case) shown as a failure of its testcase
+  totals all;
+  std::vector<xml_element> suites;
+  for (const auto &mc : m.cells)
+    if (auto it = cells.find(mc.id); it != cells.end())
+      suites.push_back(cell_suite(mc, it->second, failures, reported, all));
+  if (!c.divergences.empty())
+    suites.push_back(failing_suite("equivalence", divergence_testcases(c), all));
+  if (auto unattached = unattached_testcases(c, reported); !unattached.empty())
+    suites.push_back(failing_suite("run", std::move(unattached), all));
+  xml_element root("testsuites");
+  root.attribute("name", "cuparity " + m.name)
+      .attribute("tests", all.tests)
+      .attribute("failures", all.failures)
+      .attribute("errors", "0")
+      .attribute("skipped", all.skipped);
+  for (auto &s : suites)
+    root.add(std::move(s));
+  return xml_document(root);
+}
+
+std::string junit_writer::text(const run_outputs &run) const {
+  return junit_xml(run.m, run.records, run.verdict);
+}
+
+void write_junit(const std::string &path, const matrix &m,
+                 const std::vector<nlohmann::json> &records, const comparison &c) {
+  const run_facts no_facts; // junit.xml reads no run facts
+  junit_writer(path).write({m, records, c, no_facts});
+}
+
+} // namespace cuparity

@@ -1,0 +1,110 @@
+// summary.json's sections, each from the matrix, the records or the comparison.
+#include "harness/report/summary_json_writer.hpp"
+
+#include "harness/report/record_view.hpp"
+#include "harness/report/summary.hpp"
+
+namespace cuparity {
+namespace {
+
+using json = nlohmann::json;
+
+/// A matrix cell with what its process reported; "config" is null for a cell that never started.
+json cell_entry(const cell &mc, const std::map<std::string, cell_view> &cells,
+                const comparison &c) {
+  json env = json::object();
+  for (const auto &[k, v] : mc.env)
+    env[k] = v ? json(*v) : json(nullptr);
+  json entry{{"id", mc.id}, {"label", mc.label}, {"env", env}};
+  auto it = cells.find(mc.id);
+  if (it == cells.end()) {
+    entry["config"] = nullptr;
+    return entry;
+  }
+  const json &rec = it->second.record;
+  entry["config"] = rec.value("config", json::object());
+  entry["device"] = rec.value("device", "");
+  entry["startup_ms"] = rec.value("startup_ms", json::object());
+  entry["group"] = group_of(c, mc.id);
+  entry["counts"] = outcome_counts(it->second);
+  return entry;
+}
+
+json cells_section(const matrix &m, const std::map<std::string, cell_view> &cells,
+                   const comparison &c) {
+  json out = json::array();
+  for (const auto &mc : m.cells)
+    out.push_back(cell_entry(mc, cells, c));
+  return out;
+}
+
+json groups_section(const comparison &c) {
+  json out = json::array();
+  for (const auto &[key, members] : c.groups)
+    out.push_back({{"key", key}, {"cells", members}});
+  return out;
+}
+
+json divergences_section(const comparison &c) {
+  json out = json::array();
+  for (const auto &d : c.divergences)
+    out.push_back({{"group", d.group}, {"case", d.case_id}, {"key", d.key}, {"values", d.values}});
+  return out;
+}
+
+json problems_section(const comparison &c) {
+  json out = json::array();
+  for (const auto &p : c.problems)
+    out.push_back(
+        {{"kind", p.kind}, {"cell", p.cell}, {"case", p.case_id}, {"message", p.message}});
+  return out;
+}
+
+json results_section(const std::map<std::string, cell_view> &cells) {
+  json out = json::array();
+  for (const auto &[cell_id, view] : cells)
+    for (const auto &[case_id, rec] : view.cases)
+      out.push_back({{"cell", cell_id},
+                     {"case", case_id},
+                     {"outcome", rec.value("outcome", "error")},
+                     {"message", rec.value("message", "")},
+                     {"duration_ms", rec.value("duration_ms", 0.0)},
+                     {"observations", rec.value("observations", json::object())}});
+  return out;
+}
+
+const char *verdict_name(int code) {
+  return code == 0 ? "equivalent" : code == 3 ? "environment" : "failed";
+}
+
+} // namespace
+
+nlohmann::json make_summary(const matrix &m, const std::vector<nlohmann::json> &records,
+                            const comparison &c, const run_facts &facts) {
+  const auto cells = by_cell(records);
+  const int code = verdict_exit_code(c, facts);
+  return {{"schema", summary_schema},
+          {"provenance", facts.provenance},
+          {"matrix", {{"name", m.name}, {"path", m.path}, {"description", m.description}}},
+          {"started", facts.started},
+          {"finished", facts.finished},
+          {"shard", facts.shard},
+          {"functional_wall_s", facts.functional_wall_s},
+          {"counts", c.outcome_counts},
+          {"results_count", c.results},
+          {"allowed", c.allowed},
+          {"cells", cells_section(m, cells, c)},
+          {"groups", groups_section(c)},
+          {"divergences", divergences_section(c)},
+          {"problems", problems_section(c)},
+          {"results", results_section(cells)},
+          {"latency", facts.latency},
+          {"verdict", verdict_name(code)},
+          {"exit_code", code}};
+}
+
+std::string summary_json_writer::text(const run_outputs &run) const {
+  return make_summary(run.m, run.records, run.verdict, run.facts).dump(2) + "\n";
+}
+
+} // namespace cuparity

@@ -1,0 +1,56 @@
+// The steps of compare_results, in the order it runs them; each adds to one comparison.
+#pragma once
+
+#include "harness/verdict/compare.hpp"
+#include "harness/verdict/record_index.hpp"
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace cuparity::verdict {
+
+/// What the outcome step found out about the expectations, for the stale and equivalence steps.
+struct expectation_use {
+  std::set<const allowance *> applicable; ///< allowances matching some recorded (cell, case)
+  std::set<const allowance *> used;       ///< allowances that excused some recorded outcome
+  std::vector<bool> baseline_used;        ///< per baseline line: it named a recorded pair
+  std::set<case_key> excused;             ///< accepted pairs: left out of the equivalence
+};
+
+/// Semantic groups from the configuration each cell's process reported.
+void assign_groups(const record_index &index, comparison &out);
+
+/// A cell that never produced a cell record is a problem of its own.
+void report_cell_errors(const record_index &index, comparison &out);
+
+/// Every expectation of a started cell, checked against the configuration it reported.
+void check_configurations(const record_index &index, const cell_lookup &cells, comparison &out);
+
+/// What one expectation says that `config` contradicts, one message per mismatch.
+[[nodiscard]] std::vector<std::string> configuration_mismatches(const expectation &x,
+                                                                const nlohmann::json &config);
+
+/// Counts every outcome; a non-pass needs an allowance or a baseline line, and a pass that one of
+/// them expected to fail is reported too.
+[[nodiscard]] expectation_use judge_outcomes(const record_index &index, const cell_lookup &cells,
+                                             const std::vector<baseline_entry> &baseline,
+                                             comparison &out);
+
+/// An allowance that matched cases but excused none of them.
+void report_stale_allowances(const matrix &m, const expectation_use &use, comparison &out);
+
+/// A baseline line naming a cell or a case that does not exist.
+void report_stale_baseline(const std::vector<baseline_entry> &baseline, const expectation_use &use,
+                           const cell_lookup &cells,
+                           const std::function<bool(const std::string &)> &known_case,
+                           comparison &out);
+
+/// Inside each semantic group, the outcome and every observation of a case must agree.
+void compare_groups(const record_index &index, const std::set<case_key> &excused, comparison &out);
+
+/// "fail/timeout": outcomes as the messages show them.
+[[nodiscard]] std::string join_outcomes(const std::vector<outcome> &outcomes);
+
+} // namespace cuparity::verdict
