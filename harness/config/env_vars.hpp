@@ -18,8 +18,9 @@ inline constexpr const char *include_path = "NUMBA_CUDA_INCLUDE_PATH";
 inline constexpr const char *nvidia_backend = "CUPARITY_NVIDIA_BACKEND";
 } // namespace var
 
-/// Every variable that selects or tunes a binding: the runner removes all of them from a cell's
-/// inherited environment before applying the cell's values.
+/// Every variable that selects or tunes a binding. The runner removes from a cell's inherited
+/// environment those the matrix controls (so `--driver` can still set NUMBA_CUDA_DRIVER for
+/// matrices without a driver axis), then applies the cell's values.
 [[nodiscard]] const std::vector<std::string> &binding_variables();
 
 /// Reads one variable; std::nullopt when unset. Injected so tests need not touch the process.

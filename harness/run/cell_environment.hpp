@@ -1,4 +1,4 @@
-// The environments of the processes a run starts: cells and the driver probe.
+// The environments of the processes a run starts: cells and the driver check.
 #pragma once
 
 #include "harness/matrix/matrix.hpp"
@@ -14,7 +14,7 @@ namespace cuparity {
                                                                   const std::string &gpu,
                                                                   const std::string &lock_dir);
 
-/// The driver probe's environment: the inherited one without any matrix-controlled variable,
+/// The driver check's environment: the inherited one without any matrix-controlled variable,
 /// except the driver under test, the first cell's when the matrix chooses it.
 [[nodiscard]] std::map<std::string, std::string> driver_probe_environment(const matrix &m);
 

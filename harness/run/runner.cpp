@@ -6,7 +6,7 @@
 #include "harness/protocol/records.hpp"
 #include "harness/protocol/results.hpp"
 #include "harness/run/cell_watch.hpp"
-#include "harness/run/driver_probe.hpp"
+#include "harness/run/driver_check.hpp"
 #include "harness/run/outputs.hpp"
 #include "harness/run/provenance.hpp"
 
@@ -136,18 +136,19 @@ run_inputs read_inputs(const run_options &opt, const matrix &m) {
 }
 
 /// The `cuparity env --json` document of the driver under test; it must be the expected one.
-nlohmann::json probe_expected_driver(const run_options &opt, const matrix &m) {
+nlohmann::json check_expected_driver(const run_options &opt, const matrix &m) {
   std::string error;
-  nlohmann::json probe = probe_driver(m, error);
-  if (probe.is_null())
+  nlohmann::json identity = check_driver(m, error);
+  if (identity.is_null())
     throw run_stop{exit_code::environment, error};
-  if (!opt.expect_driver.empty() && !driver_matches(probe, opt.expect_driver))
-    throw run_stop{exit_code::environment, driver_mismatch(probe, opt.expect_driver)};
-  return probe;
+  if (!opt.expect_driver.empty() && !driver_matches(identity, opt.expect_driver))
+    throw run_stop{exit_code::environment, driver_mismatch(identity, opt.expect_driver)};
+  return identity;
 }
 
-/// The devices to spread cells over: --gpus, CTest's allocation, or every device the probe saw.
-std::vector<std::string> choose_gpus(const run_options &opt, const nlohmann::json &probe) {
+/// The devices to spread cells over: --gpus, CTest's allocation, or every device the driver check
+/// saw.
+std::vector<std::string> choose_gpus(const run_options &opt, const nlohmann::json &identity) {
   std::vector<std::string> gpus = opt.gpus;
   if (opt.gpus_from_ctest) {
     try {
@@ -158,7 +159,7 @@ std::vector<std::string> choose_gpus(const run_options &opt, const nlohmann::jso
   }
   if (opt.all_gpus) {
     gpus.clear();
-    const auto devices = probe["driver"].value("devices", nlohmann::json::array());
+    const auto devices = identity["driver"].value("devices", nlohmann::json::array());
     for (std::size_t i = 0; i < devices.size(); ++i)
       gpus.push_back(std::to_string(i));
   }
@@ -166,9 +167,10 @@ std::vector<std::string> choose_gpus(const run_options &opt, const nlohmann::jso
 }
 
 /// The run's facts so far; a resumed run keeps the start of the run it completes.
-run_facts start_facts(const run_options &opt, const run_inputs &in, const nlohmann::json &probe) {
+run_facts start_facts(const run_options &opt, const run_inputs &in,
+                      const nlohmann::json &identity) {
   run_facts facts;
-  facts.provenance = make_provenance(probe, opt.argv);
+  facts.provenance = make_provenance(identity, opt.argv);
   facts.started = utc_now();
   facts.shard = shard_text(in.shard);
   for (const auto &r : in.previous)
@@ -268,9 +270,9 @@ void run_latency(const run_options &opt, const matrix &m, const run_inputs &in,
 
 int run_loaded(const run_options &opt, const matrix &m) {
   const run_inputs in = read_inputs(opt, m);
-  const nlohmann::json probe = probe_expected_driver(opt, m);
-  const std::vector<std::string> gpus = choose_gpus(opt, probe);
-  run_facts facts = start_facts(opt, in, probe);
+  const nlohmann::json identity = check_expected_driver(opt, m);
+  const std::vector<std::string> gpus = choose_gpus(opt, identity);
+  run_facts facts = start_facts(opt, in, identity);
   const std::vector<work_cell> work = plan(opt, m, in);
 
   results_writer results(in.results_path);

@@ -1,8 +1,8 @@
-# Builds each layer probe (see CMakeLists.txt beside this) and checks that forbidden includes fail
+# Builds each layer check (see CMakeLists.txt beside this) and checks that forbidden includes fail
 # for the right reason and allowed ones compile; then that no source reaches around the rule with
 # a relative include ("../").
 set(failures 0)
-foreach(p IN LISTS PROBES)
+foreach(p IN LISTS CHECKS)
   string(REPLACE "=" ";" parts "${p}")
   list(GET parts 0 target)
   list(GET parts 1 verdict)

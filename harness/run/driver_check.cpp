@@ -1,5 +1,5 @@
-// The driver probe: one `cuparity env --json` process before any cell runs.
-#include "harness/run/driver_probe.hpp"
+// The driver check: one `cuparity env --json` process before any cell runs.
+#include "harness/run/driver_check.hpp"
 
 #include "harness/platform/self_exe.hpp"
 #include "harness/platform/subprocess.hpp"
@@ -9,7 +9,7 @@
 
 namespace cuparity {
 
-nlohmann::json probe_driver(const matrix &m, std::string &error) {
+nlohmann::json check_driver(const matrix &m, std::string &error) {
   process_spec spec;
   spec.argv = {self_executable(), "env", "--json"};
   spec.env = driver_probe_environment(m);
@@ -19,11 +19,11 @@ nlohmann::json probe_driver(const matrix &m, std::string &error) {
     try {
       return nlohmann::json::parse(r.out);
     } catch (const nlohmann::json::exception &e) {
-      error = std::string("the driver probe printed no JSON: ") + e.what();
+      error = std::string("the driver check printed no JSON: ") + e.what();
       return nullptr;
     }
   }
-  error = "the driver probe (`cuparity env`) failed (exit " + std::to_string(r.exit_code) +
+  error = "the driver check (`cuparity env`) failed (exit " + std::to_string(r.exit_code) +
           "): " + r.err + r.out;
   return nullptr;
 }

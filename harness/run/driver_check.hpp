@@ -10,7 +10,7 @@ namespace cuparity {
 
 /// The `cuparity env --json` document of a process in the matrix's environment (the first cell's
 /// driver); null with `error` set when the probe fails or prints no JSON.
-[[nodiscard]] nlohmann::json probe_driver(const matrix &m, std::string &error);
+[[nodiscard]] nlohmann::json check_driver(const matrix &m, std::string &error);
 
 /// Whether the probed driver is the `expected` one: its version number, its version text, or a
 /// part of its library's path.
