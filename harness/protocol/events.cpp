@@ -28,9 +28,7 @@ nlohmann::json make_event(event_kind k, nlohmann::json fields) {
 }
 
 std::optional<event_kind> event_of(const nlohmann::json &event) {
-  if (!event.is_object() || !event.contains("event") || !event["event"].is_string())
-    return std::nullopt;
-  return parse_event_kind(event["event"].get<std::string>());
+  return named_member<event_kind>(event_names, event, "event");
 }
 
 } // namespace cuparity

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -19,6 +20,16 @@ std::optional<E> parse_name(std::span<const std::string_view> names, std::string
     if (names[i] == s)
       return static_cast<E>(i);
   return std::nullopt;
+}
+
+/// The enum named by the string `member` of the object `j` (an event's "event", a record's
+/// "type"); std::nullopt when `j` is no object, lacks it, or names nothing in `names`.
+template <typename E>
+std::optional<E> named_member(std::span<const std::string_view> names, const nlohmann::json &j,
+                              const char *member) {
+  if (!j.is_object() || !j.contains(member) || !j[member].is_string())
+    return std::nullopt;
+  return parse_name<E>(names, j[member].get_ref<const std::string &>());
 }
 
 } // namespace cuparity

@@ -38,9 +38,7 @@ nlohmann::json make_record(record_type t, nlohmann::json fields) {
 }
 
 std::optional<record_type> record_type_of(const nlohmann::json &record) {
-  if (!record.is_object() || !record.contains("type") || !record["type"].is_string())
-    return std::nullopt;
-  return parse_record_type(record["type"].get<std::string>());
+  return named_member<record_type>(record_names, record, "type");
 }
 
 bool is_record(const nlohmann::json &record, record_type t) {
