@@ -1,5 +1,5 @@
-// The latency probes: each is one function written against a call policy P (facade or direct
-// pointer) and one registration line. Names follow cuda-python's benchmark cases where one exists,
+// The latency probes: each is one function whose calls go through the state's binder (facade, raw
+// pointer or the other backend's pointer, block by block) and one registration line. Names follow cuda-python's benchmark cases where one exists,
 // so figures can be set side by side (docs/latency.md).
 #include "cases/kernels/kernel_images.hpp"
 #include "harness/suite/probe_registry.hpp"
@@ -11,8 +11,6 @@
 
 namespace cuparity::probes {
 namespace {
-
-using state = benchmark::State;
 
 CUfunction function(probe_env &e, const char *name) {
   CUfunction f = nullptr;
@@ -27,19 +25,19 @@ CUfunction function(probe_env &e, const char *name) {
 /// of 16 to 8192 read the same within the noise: reports/runs/2026-11-29-h200-cbd7362.)
 constexpr int launch_batch = 64;
 
-template <class Launch> void timed_batches(state &s, probe_env &e, Launch launch_one) {
+template <class Launch> void timed_batches(probe_state &s, probe_env &e, Launch launch_one) {
   for (auto _ : s) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < launch_batch; ++i)
       launch_one();
     const auto t1 = std::chrono::steady_clock::now();
     e.drv.cuStreamSynchronize(e.stream);
-    s.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+    s.set_iteration_time(std::chrono::duration<double>(t1 - t0).count());
   }
 }
 
-template <class P> void launch_empty(state &s, probe_env &e, P) {
-  auto launch = P::bind(e.drv.cuLaunchKernel);
+void launch_empty(probe_state &s, probe_env &e) {
+  auto launch = s.bind(e.drv.cuLaunchKernel);
   CUfunction f = function(e, "cuparity_empty");
   timed_batches(s, e, [&] {
     launch(f, 1u, 1u, 1u, 1u, 1u, 1u, 0u, e.stream, static_cast<void **>(nullptr),
@@ -47,8 +45,8 @@ template <class P> void launch_empty(state &s, probe_env &e, P) {
   });
 }
 
-template <class P> void launch_args16(state &s, probe_env &e, P) {
-  auto launch = P::bind(e.drv.cuLaunchKernel);
+void launch_args16(probe_state &s, probe_env &e) {
+  auto launch = s.bind(e.drv.cuLaunchKernel);
   CUfunction f = function(e, "cuparity_args16");
   void *values[16] = {};
   void *params[16];
@@ -59,9 +57,9 @@ template <class P> void launch_args16(state &s, probe_env &e, P) {
   });
 }
 
-template <class P> void launch_empty_sync(state &s, probe_env &e, P) {
-  auto launch = P::bind(e.drv.cuLaunchKernel);
-  auto sync = P::bind(e.drv.cuStreamSynchronize);
+void launch_empty_sync(probe_state &s, probe_env &e) {
+  auto launch = s.bind(e.drv.cuLaunchKernel);
+  auto sync = s.bind(e.drv.cuStreamSynchronize);
   CUfunction f = function(e, "cuparity_empty");
   for (auto _ : s) {
     launch(f, 1u, 1u, 1u, 1u, 1u, 1u, 0u, e.stream, static_cast<void **>(nullptr),
@@ -70,23 +68,23 @@ template <class P> void launch_empty_sync(state &s, probe_env &e, P) {
   }
 }
 
-template <class P> void stream_sync_idle(state &s, probe_env &e, P) {
-  auto sync = P::bind(e.drv.cuStreamSynchronize);
+void stream_sync_idle(probe_state &s, probe_env &e) {
+  auto sync = s.bind(e.drv.cuStreamSynchronize);
   for (auto _ : s)
     sync(e.stream);
 }
 
-template <class P> void stream_query(state &s, probe_env &e, P) {
-  auto query = P::bind(e.drv.cuStreamQuery);
+void stream_query(probe_state &s, probe_env &e) {
+  auto query = s.bind(e.drv.cuStreamQuery);
   for (auto _ : s)
     query(e.stream);
 }
 
-template <class P> void event_record_sync(state &s, probe_env &e, P) {
+void event_record_sync(probe_state &s, probe_env &e) {
   CUevent ev = nullptr;
   e.drv.cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING);
-  auto record = P::bind(e.drv.cuEventRecord);
-  auto sync = P::bind(e.drv.cuEventSynchronize);
+  auto record = s.bind(e.drv.cuEventRecord);
+  auto sync = s.bind(e.drv.cuEventSynchronize);
   for (auto _ : s) {
     record(ev, e.stream);
     sync(ev);
@@ -94,18 +92,18 @@ template <class P> void event_record_sync(state &s, probe_env &e, P) {
   e.drv.cuEventDestroy(ev);
 }
 
-template <class P> void ctx_get_current(state &s, probe_env &e, P) {
-  auto get = P::bind(e.drv.cuCtxGetCurrent);
+void ctx_get_current(probe_state &s, probe_env &e) {
+  auto get = s.bind(e.drv.cuCtxGetCurrent);
   CUcontext c = nullptr;
   for (auto _ : s) {
     get(&c);
-    benchmark::DoNotOptimize(c);
+    keep(c);
   }
 }
 
-template <class P> void ctx_push_pop(state &s, probe_env &e, P) {
-  auto push = P::bind(e.drv.cuCtxPushCurrent);
-  auto pop = P::bind(e.drv.cuCtxPopCurrent);
+void ctx_push_pop(probe_state &s, probe_env &e) {
+  auto push = s.bind(e.drv.cuCtxPushCurrent);
+  auto pop = s.bind(e.drv.cuCtxPopCurrent);
   CUcontext c = nullptr;
   for (auto _ : s) {
     push(e.ctx);
@@ -113,9 +111,9 @@ template <class P> void ctx_push_pop(state &s, probe_env &e, P) {
   }
 }
 
-template <class P> void mem_alloc_free_4k(state &s, probe_env &e, P) {
-  auto alloc = P::bind(e.drv.cuMemAlloc);
-  auto release = P::bind(e.drv.cuMemFree);
+void mem_alloc_free_4k(probe_state &s, probe_env &e) {
+  auto alloc = s.bind(e.drv.cuMemAlloc);
+  auto release = s.bind(e.drv.cuMemFree);
   CUdeviceptr p = 0;
   for (auto _ : s) {
     alloc(&p, std::size_t{4096});
@@ -123,8 +121,8 @@ template <class P> void mem_alloc_free_4k(state &s, probe_env &e, P) {
   }
 }
 
-template <class P> void memcpy_htod_4b(state &s, probe_env &e, P) {
-  auto copy = P::bind(e.drv.cuMemcpyHtoD);
+void memcpy_htod_4b(probe_state &s, probe_env &e) {
+  auto copy = s.bind(e.drv.cuMemcpyHtoD);
   CUdeviceptr p = 0;
   e.drv.cuMemAlloc(&p, 4);
   unsigned int value = 7;
@@ -136,8 +134,8 @@ template <class P> void memcpy_htod_4b(state &s, probe_env &e, P) {
 constexpr std::size_t big_copy = std::size_t{64} << 20;
 
 /// Bandwidth of a 64 MiB pinned host-to-device copy, timed on the device with events.
-template <class P> void memcpy_htod_64mib(state &s, probe_env &e, P) {
-  auto copy = P::bind(e.drv.cuMemcpyHtoDAsync);
+void memcpy_htod_64mib(probe_state &s, probe_env &e) {
+  auto copy = s.bind(e.drv.cuMemcpyHtoDAsync);
   void *host = nullptr;
   CUdeviceptr dev = 0;
   CUevent start = nullptr, stop = nullptr;
@@ -152,7 +150,7 @@ template <class P> void memcpy_htod_64mib(state &s, probe_env &e, P) {
     e.drv.cuEventSynchronize(stop);
     float ms = 0;
     e.drv.cuEventElapsedTime(&ms, start, stop);
-    s.SetIterationTime(ms / 1000.0);
+    s.set_iteration_time(ms / 1000.0);
   }
   e.drv.cuEventDestroy(start);
   e.drv.cuEventDestroy(stop);
@@ -160,9 +158,9 @@ template <class P> void memcpy_htod_64mib(state &s, probe_env &e, P) {
   e.drv.cuMemFreeHost(host);
 }
 
-template <class P> void module_load_cubin(state &s, probe_env &e, P) {
-  auto load = P::bind(e.drv.cuModuleLoadData);
-  auto unload = P::bind(e.drv.cuModuleUnload);
+void module_load_cubin(probe_state &s, probe_env &e) {
+  auto load = s.bind(e.drv.cuModuleLoadData);
+  auto unload = s.bind(e.drv.cuModuleUnload);
   const void *image = find_kernel_image("basic.cubin").data.data();
   CUmodule m = nullptr;
   for (auto _ : s) {
@@ -172,12 +170,12 @@ template <class P> void module_load_cubin(state &s, probe_env &e, P) {
 }
 
 /// NVRTC only (no driver call): the same in every cell unless something else loads the machine.
-template <class P> void nvrtc_compile_small(state &s, probe_env &, P) {
+void nvrtc_compile_small(probe_state &s, probe_env &) {
   const std::string source = "extern \"C\" __global__ void k(float *p) { p[threadIdx.x] *= 2; }\n";
   auto &compiler = nvrtc::instance();
   for (auto _ : s) {
     auto out = compiler.compile(source, "small.cu", {"--gpu-architecture=compute_90"});
-    benchmark::DoNotOptimize(out.ptx.data());
+    keep(out.ptx.data());
   }
 }
 
@@ -186,7 +184,7 @@ template <class P> void nvrtc_compile_small(state &s, probe_env &, P) {
 /// even cuCtxGetCurrent, a pure-CPU path, ran 25-55 % slower for seconds at a time in a process
 /// alone on the machine (reports/runs/2026-11-29-h200-cbd7362), a floor under every probe's
 /// spread that no binding causes. Between backends it must read "same": a negative control.
-template <class P> void host_cpu_reference(state &s, probe_env &, P) {
+void host_cpu_reference(probe_state &s, probe_env &) {
   std::uint64_t x = 0x9e3779b97f4a7c15ull;
   for (auto _ : s) {
     for (int i = 0; i < 256; ++i) { // xorshift64: each step needs the previous one
@@ -194,37 +192,31 @@ template <class P> void host_cpu_reference(state &s, probe_env &, P) {
       x ^= x >> 7;
       x ^= x << 17;
     }
-    benchmark::DoNotOptimize(x);
+    keep(x);
   }
 }
 
 } // namespace
 
-/// A probe function template as the generic callable probe_registry::add instantiates once per
-/// call policy (a template cannot be passed by its name alone).
-#define CUPARITY_PROBE(fn) [](state &s, probe_env &e, auto policy) { fn(s, e, policy); }
-
 CUPARITY_PROBE_FILE(register_probes) {
-  registry.add("launch.empty_kernel", probe_kind::host, CUPARITY_PROBE(launch_empty))
+  registry.add("launch.empty_kernel", probe_kind::host, launch_empty)
       .calls_per_iteration = launch_batch;
-  registry.add("launch.args16", probe_kind::host, CUPARITY_PROBE(launch_args16))
+  registry.add("launch.args16", probe_kind::host, launch_args16)
       .calls_per_iteration = launch_batch;
-  registry.add("launch.empty_kernel_sync", probe_kind::host, CUPARITY_PROBE(launch_empty_sync));
-  registry.add("stream.sync_idle", probe_kind::host, CUPARITY_PROBE(stream_sync_idle));
-  registry.add("stream.query", probe_kind::host, CUPARITY_PROBE(stream_query));
-  registry.add("event.record_sync", probe_kind::host, CUPARITY_PROBE(event_record_sync));
-  registry.add("ctx.get_current", probe_kind::host, CUPARITY_PROBE(ctx_get_current));
-  registry.add("ctx.push_pop", probe_kind::host, CUPARITY_PROBE(ctx_push_pop));
-  registry.add("mem.alloc_free_4k", probe_kind::host, CUPARITY_PROBE(mem_alloc_free_4k));
-  registry.add("memcpy.htod_4b", probe_kind::host, CUPARITY_PROBE(memcpy_htod_4b));
-  registry.add("memcpy.htod_64mib", probe_kind::bandwidth, CUPARITY_PROBE(memcpy_htod_64mib))
+  registry.add("launch.empty_kernel_sync", probe_kind::host, launch_empty_sync);
+  registry.add("stream.sync_idle", probe_kind::host, stream_sync_idle);
+  registry.add("stream.query", probe_kind::host, stream_query);
+  registry.add("event.record_sync", probe_kind::host, event_record_sync);
+  registry.add("ctx.get_current", probe_kind::host, ctx_get_current);
+  registry.add("ctx.push_pop", probe_kind::host, ctx_push_pop);
+  registry.add("mem.alloc_free_4k", probe_kind::host, mem_alloc_free_4k);
+  registry.add("memcpy.htod_4b", probe_kind::host, memcpy_htod_4b);
+  registry.add("memcpy.htod_64mib", probe_kind::bandwidth, memcpy_htod_64mib)
       .bytes_per_iteration = static_cast<double>(big_copy);
-  registry.add("module.load_cubin", probe_kind::host, CUPARITY_PROBE(module_load_cubin));
-  // No driver call, so no direct series.
-  registry.add("nvrtc.compile_small", probe_kind::host, CUPARITY_PROBE(nvrtc_compile_small), false);
-  registry.add("host.cpu_reference", probe_kind::host, CUPARITY_PROBE(host_cpu_reference), false);
+  registry.add("module.load_cubin", probe_kind::host, module_load_cubin);
+  // No driver call: one series only (the state sees nothing bound).
+  registry.add("nvrtc.compile_small", probe_kind::host, nvrtc_compile_small);
+  registry.add("host.cpu_reference", probe_kind::host, host_cpu_reference);
 }
-
-#undef CUPARITY_PROBE
 
 } // namespace cuparity::probes

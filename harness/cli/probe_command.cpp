@@ -22,9 +22,9 @@ namespace {
 struct probe_process_options {
   std::vector<std::string> probes;
   double min_time = 0.05;
-  int repetitions = 3;
+  double block_time = 2.5e-4;
   int cpu = -2; ///< -2: the last CPU this process may use; -1: do not pin
-  bool direct_first = false;
+  bool flip = false;
   bool serve = false;
   int events_fd = 1;
 };
@@ -72,7 +72,7 @@ void close_probe_env(const probe_env &env) {
 }
 
 /// cell.startup: what a fresh process pays before its first useful call (a probe like the others
-/// for selection, measured by the process's start rather than by Google Benchmark).
+/// for selection, measured by the process's start rather than by a timed loop).
 void write_startup_sample(const probe_process_options &opt, const started_process &p,
                           const event_stream &events) {
   bool want_startup = opt.probes.empty();
@@ -86,20 +86,20 @@ void write_startup_sample(const probe_process_options &opt, const started_proces
                                                 {"value", (p.init_ms + p.retain_ms) * 1e6}}));
 }
 
-/// Rounds on command ("round <n> <direct_first 0|1>"), one process for the whole phase: the
+/// Rounds on command ("round <n> <flip 0|1>"), one process for the whole phase: the
 /// binding stays fixed and the process-to-process spread stays out of the comparison.
 void serve_rounds(const probe_runner &runner, const event_stream &events) {
   std::string line;
   while (std::getline(std::cin, line)) {
     std::istringstream in(line);
     std::string word;
-    int round = 0, direct_first = 0;
-    if (!(in >> word >> round >> direct_first) || word != "round") {
+    int round = 0, flip = 0;
+    if (!(in >> word >> round >> flip) || word != "round") {
       events.write(
           make_event(event_kind::probe_error, {{"message", "bad command '" + line + "'"}}));
       continue;
     }
-    runner.run_round(round, direct_first != 0, events);
+    runner.run_round(round, flip != 0, events);
   }
 }
 
@@ -113,14 +113,18 @@ int run_probe_process(const probe_process_options &opt) {
   if (!start.started())
     return start.exit_code;
   write_startup_sample(opt, start, events);
-  // Each probe is registered once per series; a round runs them one at a time, so the order of
-  // facade and direct can alternate between rounds.
+  // The other backend, for the paired series: its pointers are called in this process's context.
+  std::string other_reason;
+  env->other = start.sess->counterpart(other_reason);
+  if (!env->other)
+    std::cerr << "cuparity probe: no other backend for the paired series: " << other_reason
+              << "\n";
   const probe_runner runner(probe_registry::instance().select(opt.probes), *env,
-                            {opt.min_time, opt.repetitions});
+                            {opt.min_time, opt.block_time});
   if (opt.serve)
     serve_rounds(runner, events);
   else
-    runner.run_round(0, opt.direct_first, events);
+    runner.run_round(0, opt.flip, events);
   close_probe_env(*env);
   return exit_code::ok;
 }
@@ -132,24 +136,24 @@ void add_probe_command(CLI::App &app, action &run) {
   auto *cmd = app.add_subcommand("probe", "Run the latency probes once in this process (one "
                                           "round of one cell; used by `run`)");
   cmd->add_option("--probe", opt->probes, "Probe name or glob (repeatable; default all)");
-  cmd->add_option("--min-time", opt->min_time, "Seconds each probe runs (Google Benchmark)")
+  cmd->add_option("--min-time", opt->min_time, "Seconds each series of each probe runs per round")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--repetitions", opt->repetitions,
-                  "Repetitions per probe; the round's value is their median")
-      ->check(CLI::PositiveNumber);
+  cmd->add_option("--block-time", opt->block_time,
+                  "Seconds per block; a probe's series alternate block by block")
+      ->check(CLI::Range(1e-6, 1.0));
   cmd->add_option("--cpu", opt->cpu,
                   "CPU to pin this process to (-1: none; default: the last allowed CPU)");
-  cmd->add_flag("--direct-first", opt->direct_first,
-                "Run each probe's direct series before the facade's (rounds alternate)");
+  cmd->add_flag("--flip", opt->flip,
+                "Start each probe's series in the reversed order (rounds alternate)");
   cmd->add_option("--events-fd", opt->events_fd, "File descriptor for the events (default 1)");
   cmd->add_flag("--serve", opt->serve,
-                "Stay alive and run a round per 'round <n> <direct_first>' line on stdin");
+                "Stay alive and run a round per 'round <n> <flip>' line on stdin");
   cmd->add_flag_callback(
       "--list",
       [] {
         for (const auto &p : probe_registry::instance().all())
           std::cout << p.name << "  " << to_string(p.kind) << " (" << unit_of(p.kind) << ")"
-                    << (p.has_direct ? "" : ", no direct series") << "\n";
+                    << "\n";
         std::exit(0);
       },
       "List the probes and exit");

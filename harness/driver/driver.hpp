@@ -54,6 +54,11 @@ public:
   /// The resolved pointer (resolving on first use); throws driver_error if missing.
   [[nodiscard]] pointer get(std::source_location site = std::source_location::current()) const;
 
+  /// Throws the driver_error a checked call would for `code` (for callers that call a pointer of
+  /// this entry themselves, such as the latency probes).
+  [[noreturn]] void fail(CUresult code,
+                         std::source_location site = std::source_location::current()) const;
+
 private:
   driver &m_driver;
 };
@@ -139,6 +144,12 @@ template <entry_id Id, class... Args>
 CUresult entry_fn<Id, CUresult(CUDAAPI *)(Args...)>::raw(Args... args,
                                                          std::source_location site) const {
   return get(site)(args...);
+}
+
+template <entry_id Id, class... Args>
+void entry_fn<Id, CUresult(CUDAAPI *)(Args...)>::fail(CUresult code,
+                                                      std::source_location site) const {
+  m_driver.throw_result(Id, code, site);
 }
 
 template <entry_id Id, class... Args>

@@ -10,6 +10,7 @@
 #include "harness/protocol/records.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fnmatch.h>
 #include <map>
@@ -23,7 +24,8 @@ namespace {
 /// The arguments every probe process of the phase gets: its time per probe and the selection.
 std::vector<std::string> process_args(const latency_settings &l, const latency_run_options &o) {
   const double min_time = o.min_time_override > 0 ? o.min_time_override : l.min_time_s;
-  std::vector<std::string> args{"--min-time", std::to_string(min_time)};
+  std::vector<std::string> args{"--min-time", std::to_string(min_time), "--block-time",
+                                std::to_string(l.block_time_s)};
   for (const auto &p : l.probes)
     args.insert(args.end(), {"--probe", p});
   return args;
@@ -37,11 +39,16 @@ bool wants_startup(const latency_settings &l) {
   return want;
 }
 
-/// The stopping rule: every series' robust CV is at most the target.
-bool spread_within(const probe_samples &seen, double target_cv) {
-  for (const auto &[probe, series] : seen)
-    for (const auto &[name, values] : series)
-      if (!(robust_cv(values) <= target_cv)) // a NaN spread is not within it
+/// The stopping rule: no comparison is left ambiguous, judged by the summary's own rules on the
+/// records so far (so the phase stops on exactly what the verdict will say).
+bool all_decided(const matrix &m, const std::vector<nlohmann::json> &kept) {
+  bool failed = false;
+  const nlohmann::json summary = latency_summary(m, kept, nullptr, failed);
+  if (summary.is_null())
+    return false;
+  for (const char *block : {"comparisons", "paired"})
+    for (const auto &c : summary[block])
+      if (c.value("verdict", "") == "ambiguous")
         return false;
   return true;
 }
@@ -94,13 +101,12 @@ public:
       args.push_back("--serve");
       auto child =
           std::make_unique<child_process>(probe_spec(m_matrix, c, m_options, args), m_log, true);
-      probe_samples ignored;
-      if (consume_round(*child, c, 0, m_results, ignored, m_stop, true))
+      if (consume_round(*child, c, 0, m_results, m_kept, m_stop, true))
         m_servers[&c] = std::move(child);
     }
   }
 
-  [[nodiscard]] bool spread_ok() const { return spread_within(m_seen, m_matrix.latency.target_cv); }
+  [[nodiscard]] bool decided() const { return all_decided(m_matrix, m_kept); }
 
   /// Every cell once, in this round's order; false when stopped part-way.
   bool run_round(int round) {
@@ -132,22 +138,22 @@ private:
       return;
     if (!it->second->send_line("round " + std::to_string(round) + " " +
                                std::to_string(round % 2)) ||
-        !consume_round(*it->second, c, round, m_results, m_seen, m_stop, false))
+        !consume_round(*it->second, c, round, m_results, m_kept, m_stop, false))
       m_servers.erase(it);
     if (m_want_startup) {
       child_process fresh(probe_spec(m_matrix, c, m_options, {"--probe", "cell.startup"}), m_log);
-      consume_round(fresh, c, round, m_results, m_seen, m_stop, false);
+      consume_round(fresh, c, round, m_results, m_kept, m_stop, false);
       (void)fresh.wait();
     }
   }
 
-  /// A round in a fresh probe process; odd rounds run each probe's direct series first.
+  /// A round in a fresh probe process; odd rounds start each probe's series reversed.
   void run_fresh(const cell &c, int round) {
     auto args = m_args;
     if (round % 2)
-      args.push_back("--direct-first");
+      args.push_back("--flip");
     child_process child(probe_spec(m_matrix, c, m_options, args), m_log);
-    consume_round(child, c, round, m_results, m_seen, m_stop, false);
+    consume_round(child, c, round, m_results, m_kept, m_stop, false);
     (void)child.wait();
   }
 
@@ -158,7 +164,7 @@ private:
   const std::string m_log;
   const std::vector<std::string> m_args;
   const bool m_want_startup;
-  probe_samples m_seen;
+  std::vector<nlohmann::json> m_kept; ///< every record of the phase, for the stopping rule
   std::map<const cell *, std::unique_ptr<child_process>> m_servers;
 };
 
@@ -170,8 +176,12 @@ void run_latency_phase(const matrix &m, const latency_run_options &o, results_wr
   latency_rounds rounds(m, o, results, stop);
   if (l.persistent)
     rounds.start_servers();
+  const auto start = std::chrono::steady_clock::now();
+  const auto spent = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   for (int round = 0; round < l.max_rounds && !stop; ++round) {
-    if (round >= l.rounds && rounds.spread_ok())
+    if (round >= l.rounds && (rounds.decided() || (l.budget_s > 0 && spent() >= l.budget_s)))
       break;
     if (!rounds.run_round(round))
       return; // stopped: the serving processes are killed, not waited for

@@ -19,9 +19,9 @@ struct latency_run_options {
 /// Runs the probes with the GPU to itself: each round runs every cell's probes in a probe process
 /// (`cuparity probe`: a fresh one per round, or with `processes = "persistent"` one per cell for
 /// the whole phase), in matrix order on even rounds and reversed on odd ones (A B, B A: drift
-/// cancels), and within a process facade and direct series alternate which goes first. Rounds
-/// continue past `latency.rounds` until every series' robust CV is at most `target_cv` or
-/// `max_rounds` is reached. Appends `latency_sample`, `latency_environment`, `latency_cell` and
+/// cancels), and within a process each probe's series alternate block by block. Rounds continue
+/// past `latency.rounds` while a comparison is still ambiguous, until `max_rounds` or `budget_s`.
+/// Appends `latency_sample`, `latency_pairs`, `latency_environment`, `latency_cell` and
 /// `latency_error` records.
 void run_latency_phase(const matrix &m, const latency_run_options &options, results_writer &results,
                        const std::atomic<bool> &stop);

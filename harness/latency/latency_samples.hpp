@@ -13,9 +13,10 @@ using series_samples = std::map<std::string, std::vector<double>>;
 using probe_samples = std::map<std::string, series_samples>;
 
 /// A series' name in records and the summary: the cell's id for calls through the facade,
-/// "direct:<cell>" for the same calls through the raw pointer (docs/latency.md).
+/// "direct:<cell>" for the same calls through the raw pointer, "other:<cell>" for the other
+/// backend's pointer in the same process (docs/latency.md).
 [[nodiscard]] inline std::string series_name(const std::string &cell, const std::string &series) {
-  return series == "direct" ? "direct:" + cell : cell;
+  return series == "facade" ? cell : series + ":" + cell;
 }
 
 } // namespace cuparity

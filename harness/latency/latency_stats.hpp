@@ -1,6 +1,7 @@
-// Statistics for latency comparisons: medians, spread, bootstrap intervals, Mann-Whitney U.
+// Statistics and the verdict rule for latency: medians, spread, bootstrap intervals, Mann-Whitney U.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -21,23 +22,30 @@ namespace cuparity {
 [[nodiscard]] double mann_whitney_p(const std::vector<double> &a, const std::vector<double> &b);
 
 struct ratio_interval {
-  double ratio = 1, low = 1, high = 1; ///< median(b) / median(a) and its 95 % interval
+  double ratio = 1, low = 1, high = 1; ///< median(b) / median(a) and its interval
 };
-/// Percentile bootstrap of the ratio of medians (resampling each side with replacement), with a
-/// fixed seed so a comparison of the same samples always gives the same interval.
+/// Percentile bootstrap of the ratio of medians (resampling each side with replacement) at
+/// `confidence`, with a fixed seed so a comparison of the same samples always gives the same
+/// interval.
 [[nodiscard]] ratio_interval bootstrap_ratio(const std::vector<double> &a,
-                                             const std::vector<double> &b, int resamples = 2000);
+                                             const std::vector<double> &b, double confidence = 0.95,
+                                             int resamples = 2000);
 
-/// Paired ratios b[i] / a[i] (two series measured in the same process, round by round): their
-/// median and a percentile-bootstrap 95 % interval of that median. Pairing removes the
-/// process-to-process spread both series share.
-[[nodiscard]] ratio_interval paired_ratio(const std::vector<double> &a,
-                                          const std::vector<double> &b, int resamples = 2000);
+/// A median with an interval from a moving-block bootstrap: blocks of consecutive values are
+/// resampled, so a sequence whose neighbours are alike (a host that is slow for seconds at a time)
+/// does not get an interval narrower than it deserves. `p_value` is the two-sided bootstrap
+/// p-value against `null_value` (at best 1 / (resamples + 1)).
+struct median_interval {
+  double estimate = 0, low = 0, high = 0, p_value = 1;
+  std::size_t n = 0, block_length = 0;
+};
+[[nodiscard]] median_interval block_bootstrap_median(const std::vector<double> &sequence,
+                                                     double null_value, double confidence,
+                                                     int resamples = 2000);
 
 struct comparison_rule {
-  double threshold = 0.05; ///< relative change that matters (5 %)
-  double floor = 20;       ///< absolute difference (in the probe's unit) below which: same
-  double alpha = 0.05;     ///< significance level
+  double threshold = 0.05; ///< relative change that matters (5 %), the probe's own
+  double alpha = 0.01;     ///< significance level; intervals are at 1 - alpha
   bool lower_is_better = true;
 };
 
@@ -46,11 +54,23 @@ struct latency_verdict {
   double median_a = 0, median_b = 0;
   ratio_interval ratio;
   double p_value = 1;
+  /// Minimum detectable effect: the interval's relative half-width, the smallest change this
+  /// comparison could tell from none.
+  double mde = 0;
 };
 
-/// b against a: slower/faster only when the change exceeds the threshold AND is significant
-/// (p < alpha and the interval excludes 1); same when the interval lies within the threshold
-/// (or the difference is below the floor); otherwise ambiguous: the data cannot tell.
+/// The rule every latency verdict uses (docs/latency.md#verdicts), on a ratio b/a with its
+/// interval and p-value: slower/faster when significant (p < alpha), beyond the threshold, and
+/// the interval clears half the threshold; same when the interval lies within +-threshold;
+/// otherwise ambiguous.
+[[nodiscard]] std::string decide(const ratio_interval &ratio, double p_value,
+                                 const comparison_rule &rule);
+
+/// The interval's relative half-width around its ratio.
+[[nodiscard]] double minimum_detectable_effect(const ratio_interval &ratio);
+
+/// b against a across processes (rounds as samples): the ratio of medians with a bootstrap
+/// interval at 1 - alpha, the Mann-Whitney p-value, decided by `decide`.
 [[nodiscard]] latency_verdict compare_samples(const std::vector<double> &a,
                                               const std::vector<double> &b,
                                               const comparison_rule &rule);

@@ -4,11 +4,13 @@
 
 #include "harness/latency/latency_samples.hpp"
 #include "harness/latency/latency_stats.hpp"
+#include "harness/latency/paired_summary.hpp"
 #include "harness/protocol/records.hpp"
 #include "harness/verdict/compare.hpp"
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -23,11 +25,10 @@ constexpr const char *reference_probe = "host.cpu_reference";
 /// The records the summary reads, indexed the ways it reads them.
 struct latency_records {
   probe_samples samples; ///< values in record order
-  /// probe -> series -> round -> value, for pairing series measured in the same process
-  std::map<std::string, std::map<std::string, std::map<int, double>>> by_round;
   std::map<std::string, std::pair<std::string, std::string>> kind_unit; ///< probe -> kind, unit
   /// cell -> semantic group, from what each cell's process decided (functional or probe process)
   std::map<std::string, std::string> cell_group;
+  std::map<std::string, std::string> cell_backend; ///< cell -> the binding its process used
   int rounds = 0;                   ///< one past the highest round of any sample
   json environment = json::array(); ///< the latency_environment records, less their type
 };
@@ -40,7 +41,6 @@ void add_sample(latency_records &out, const json &r) {
   const std::string series = series_name(r.value("cell", ""), r.value("series", "facade"));
   const double value = r["value"].get<double>();
   out.samples[probe][series].push_back(value);
-  out.by_round[probe][series][r.value("round", 0)] = value;
   out.kind_unit[probe] = {r.value("kind", "host"), r.value("unit", "ns")};
 }
 
@@ -56,6 +56,8 @@ latency_records index_records(const std::vector<json> &records) {
     } else if ((is_record(r, record_type::cell) || is_record(r, record_type::latency_cell)) &&
                r.contains("config")) {
       out.cell_group[r.value("cell", "")] = semantic_key(r["config"]);
+      if (r["config"].is_object())
+        out.cell_backend[r.value("cell", "")] = r["config"].value("binding", "");
     }
   }
   return out;
@@ -66,20 +68,19 @@ comparison_rule rule_for(const latency_settings &l, const std::string &probe,
   comparison_rule rule;
   rule.threshold = l.thresholds.count(probe) ? l.thresholds.at(probe) : l.regression_threshold;
   rule.lower_is_better = unit != "GB/s";
-  rule.floor = rule.lower_is_better ? l.floor_ns : 0;
   return rule;
 }
 
 json verdict_json(const latency_verdict &v, const comparison_rule &rule) {
   return json{{"median_a", v.median_a}, {"median_b", v.median_b},     {"ratio", v.ratio.ratio},
               {"ci_low", v.ratio.low},  {"ci_high", v.ratio.high},    {"p_value", v.p_value},
-              {"verdict", v.verdict},   {"threshold", rule.threshold}};
+              {"mde", v.mde},           {"verdict", v.verdict},       {"threshold", rule.threshold}};
 }
 
 /// The arrays of the summary, filled probe by probe.
 struct summary_parts {
   json probes = json::array(), stats = json::array(), comparisons = json::array(),
-       overhead = json::array(), baseline = json::array();
+       baseline = json::array();
   bool failed = false;
 };
 
@@ -93,54 +94,34 @@ void add_series_stats(json &stats, const std::string &probe, const series_sample
                      {"n", values.size()}});
 }
 
-/// Backend against backend: every pair of cells inside a semantic group, in matrix order.
-/// `cell_group` is indexed with [] as it always was: a cell without a recorded config enters it
-/// with an empty group, which the pairs after it then see.
+/// Backend against backend across processes: every pair of cells of different bindings inside a
+/// semantic group, in matrix order. Either direction is a difference between the backends, so
+/// with fail_on_regression both slower and faster fail.
 void compare_backends(const matrix &m, const std::string &probe, const series_samples &series,
-                      const comparison_rule &rule, std::map<std::string, std::string> &cell_group,
+                      const comparison_rule &rule, const latency_records &rec,
                       summary_parts &parts) {
+  const auto group = [&](const std::string &cell) {
+    auto it = rec.cell_group.find(cell);
+    return it == rec.cell_group.end() ? std::optional<std::string>{} : it->second;
+  };
+  const auto backend = [&](const std::string &cell) {
+    auto it = rec.cell_backend.find(cell);
+    return it == rec.cell_backend.end() ? std::string{} : it->second;
+  };
   for (std::size_t i = 0; i < m.cells.size(); ++i)
     for (std::size_t j = i + 1; j < m.cells.size(); ++j) {
       const auto &a = m.cells[i].id, &b = m.cells[j].id;
-      if (!series.count(a) || !series.count(b) || !cell_group.count(a) ||
-          cell_group[a] != cell_group[b])
+      if (!series.count(a) || !series.count(b) || !group(a) || group(a) != group(b) ||
+          backend(a) == backend(b))
         continue;
       auto v = compare_samples(series.at(a), series.at(b), rule);
       auto j_v = verdict_json(v, rule);
-      j_v["probe"] = probe, j_v["group"] = cell_group[a], j_v["a"] = a, j_v["b"] = b;
+      j_v["probe"] = probe, j_v["group"] = *group(a), j_v["a"] = a, j_v["b"] = b;
+      j_v["a_backend"] = backend(a), j_v["b_backend"] = backend(b);
       parts.comparisons.push_back(j_v);
-      parts.failed = parts.failed || (m.latency.fail_on_regression && v.verdict == "slower");
+      parts.failed = parts.failed || (m.latency.fail_on_regression &&
+                                      (v.verdict == "slower" || v.verdict == "faster"));
     }
-}
-
-/// Facade overhead: the facade series against the direct series of the same process, paired
-/// round by round (both ran in one process, so the process-to-process spread they share
-/// cancels; on the H200 that narrowed the launch interval from +-11 % to +-3 %).
-void add_facade_overhead(const matrix &m, const std::string &probe,
-                         const std::map<std::string, std::map<int, double>> &by_round,
-                         json &overhead) {
-  for (const auto &c : m.cells) {
-    auto f = by_round.find(c.id), d = by_round.find("direct:" + c.id);
-    if (f == by_round.end() || d == by_round.end())
-      continue;
-    std::vector<double> fv, dv, deltas;
-    for (const auto &[round, value] : f->second)
-      if (auto it = d->second.find(round); it != d->second.end()) {
-        fv.push_back(value);
-        dv.push_back(it->second);
-        deltas.push_back(value - it->second);
-      }
-    if (fv.empty())
-      continue;
-    auto ri = paired_ratio(dv, fv);
-    overhead.push_back({{"probe", probe},
-                        {"series", c.id},
-                        {"ratio", ri.ratio},
-                        {"ci_low", ri.low},
-                        {"ci_high", ri.high},
-                        {"delta", median(deltas)},
-                        {"pairs", fv.size()}});
-  }
 }
 
 /// This run against a previous one (its summary.json), series by series.
@@ -191,7 +172,10 @@ json latency_summary(const matrix &m, const std::vector<json> &records, const js
                      bool &failed) {
   failed = false;
   latency_records rec = index_records(records);
-  if (rec.samples.empty())
+  const bool any_pairs = std::any_of(records.begin(), records.end(), [](const json &r) {
+    return is_record(r, record_type::latency_pairs);
+  });
+  if (rec.samples.empty() && !any_pairs)
     return nullptr;
   const auto &l = m.latency;
   summary_parts parts;
@@ -204,20 +188,21 @@ json latency_summary(const matrix &m, const std::vector<json> &records, const js
                             {"lower_is_better", rule.lower_is_better},
                             {"samples", series}});
     add_series_stats(parts.stats, probe, series);
-    compare_backends(m, probe, series, rule, rec.cell_group, parts);
-    add_facade_overhead(m, probe, rec.by_round[probe], parts.overhead);
+    compare_backends(m, probe, series, rule, rec, parts);
     compare_with_baseline(baseline, l, probe, series, rule, parts);
   }
-  failed = parts.failed;
+  paired_blocks paired = paired_summary(l, records);
+  failed = parts.failed || (l.fail_on_regression && paired.differs);
   const auto &environment = rec.environment;
-  return {{"schema", "cuparity.latency/1"},
+  return {{"schema", "cuparity.latency/2"},
           {"rounds", rec.rounds},
           {"environment", environment.empty() ? json::object() : environment.front()},
           {"environment_rounds", environment},
           {"probes", parts.probes},
           {"stats", parts.stats},
           {"comparisons", parts.comparisons},
-          {"overhead", parts.overhead},
+          {"overhead", paired.overhead},
+          {"paired", paired.paired},
           {"noise", noise_block(parts.stats, l.target_cv)},
           {"baseline", parts.baseline}};
 }

@@ -18,9 +18,8 @@ enum class round_step {
   failed, ///< the process could not start: nothing more will come
 };
 
-/// A `probe` event as a `latency_sample` record; its value, if any, also goes into `seen`.
-nlohmann::json sample_record(const nlohmann::json &ev, const cell &c, int round,
-                             probe_samples &seen) {
+/// A `probe` event as a `latency_sample` record.
+nlohmann::json sample_record(const nlohmann::json &ev, const cell &c, int round) {
   nlohmann::json rec =
       make_record(record_type::latency_sample, {{"round", round},
                                                 {"cell", c.id},
@@ -28,35 +27,52 @@ nlohmann::json sample_record(const nlohmann::json &ev, const cell &c, int round,
                                                 {"series", ev.value("series", "facade")},
                                                 {"kind", ev.value("kind", "host")},
                                                 {"unit", ev.value("unit", "ns")}});
-  if (ev.contains("value")) {
+  if (ev.contains("value") && ev["value"].is_number()) {
     rec["value"] = ev["value"];
-    seen[rec["probe"]][series_name(c.id, rec["series"])].push_back(ev["value"].get<double>());
   } else {
     rec["error"] = ev.value("error", "no value");
   }
   return rec;
 }
 
+/// A `probe_pairs` event as a `latency_pairs` record, its members named one by one (a process
+/// cannot add others to the results).
+nlohmann::json pairs_record(const nlohmann::json &ev, const cell &c, int round) {
+  nlohmann::json rec = make_record(record_type::latency_pairs, {{"round", round}, {"cell", c.id}});
+  for (const char *key : {"probe", "own", "other", "same_address", "block_iterations",
+                          "per_call_ns", "other_missing"})
+    if (ev.contains(key))
+      rec[key] = ev[key];
+  return rec;
+}
+
 /// Appends what one event of the process records, and says whether the round goes on.
-round_step record_event(const nlohmann::json &ev, const cell &c, int round, results_writer &results,
-                        probe_samples &seen, bool expect_start) {
+round_step record_event(const nlohmann::json &ev, const cell &c, int round, results_writer &out,
+                        std::vector<nlohmann::json> &kept, bool expect_start) {
+  const auto results = [&](nlohmann::json rec) {
+    out.append(rec);
+    kept.push_back(std::move(rec));
+  };
   const auto kind = event_of(ev);
   if (kind == event_kind::cell_start) {
     if (round == 0)
-      results.append(
+      results(
           make_record(record_type::latency_cell,
                       {{"cell", c.id}, {"config", ev.value("config", nlohmann::json::object())}}));
     return expect_start ? round_step::ended : round_step::more;
   }
   if (kind == event_kind::cell_error || kind == event_kind::probe_error) {
-    results.append(
+    results(
         make_record(record_type::latency_error,
                     {{"cell", c.id}, {"round", round}, {"message", ev.value("message", "")}}));
     return kind == event_kind::cell_error ? round_step::failed : round_step::more;
   }
-  if (kind == event_kind::probe)
-    results.append(sample_record(ev, c, round, seen));
-  else if (kind == event_kind::round_done && ev.value("round", -1) == round)
+  if (kind == event_kind::probe) {
+    results(sample_record(ev, c, round));
+  } else if (kind == event_kind::probe_pairs) {
+    results(pairs_record(ev, c, round));
+  }
+  if (kind == event_kind::round_done && ev.value("round", -1) == round)
     return round_step::ended;
   return round_step::more;
 }
@@ -64,7 +80,7 @@ round_step record_event(const nlohmann::json &ev, const cell &c, int round, resu
 } // namespace
 
 bool consume_round(child_process &child, const cell &c, int round, results_writer &results,
-                   probe_samples &seen, const std::atomic<bool> &stop, bool expect_start) {
+                   std::vector<nlohmann::json> &kept, const std::atomic<bool> &stop, bool expect_start) {
   std::string line;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
   for (;;) {
@@ -84,7 +100,7 @@ bool consume_round(child_process &child, const cell &c, int round, results_write
     } catch (const nlohmann::json::exception &) {
       continue; // not JSON: no event of ours
     }
-    const round_step step = record_event(ev, c, round, results, seen, expect_start);
+    const round_step step = record_event(ev, c, round, results, kept, expect_start);
     if (step != round_step::more)
       return step == round_step::ended;
   }

@@ -1,20 +1,21 @@
 // Reading one round of a probe process's events into latency records.
 #pragma once
 
-#include "harness/latency/latency_samples.hpp"
 #include "harness/matrix/matrix.hpp"
 #include "harness/platform/subprocess.hpp"
 #include "harness/protocol/results.hpp"
 
 #include <atomic>
+#include <nlohmann/json.hpp>
+#include <vector>
 
 namespace cuparity {
 
 /// Reads a probe process's events until `round_done` for `round` (or, with `expect_start`, until
-/// its `cell_start`), appending `latency_sample`, `latency_cell` and `latency_error` records and
-/// adding each value to `seen`. Returns false when the process is gone, could not start, or did
+/// its `cell_start`), appending `latency_sample`, `latency_pairs`, `latency_cell` and
+/// `latency_error` records, each also to `kept` (what the phase's stopping rule judges). Returns false when the process is gone, could not start, or did
 /// not answer in time (it is then killed).
 bool consume_round(child_process &child, const cell &c, int round, results_writer &results,
-                   probe_samples &seen, const std::atomic<bool> &stop, bool expect_start);
+                   std::vector<nlohmann::json> &kept, const std::atomic<bool> &stop, bool expect_start);
 
 } // namespace cuparity

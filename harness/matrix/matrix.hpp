@@ -65,13 +65,15 @@ struct latency_settings {
   bool enabled = false;
   std::vector<std::string> probes; ///< globs; empty = all
   int rounds = 5;
-  double min_time_s = 0.05;
-  double target_cv = 0.03;
+  double min_time_s = 0.05;  ///< per series of each probe per round
+  double block_time_s = 2.5e-4; ///< a block of one series; the series alternate block by block
+  double target_cv = 0.03;   ///< spread above this is reported in the noise block
   int max_rounds = 15;
-  double regression_threshold = 0.05; ///< slower by more than this fraction is a regression
-  double floor_ns = 20;               ///< differences below this are ignored
+  double budget_s = 0; ///< no further round starts after this many seconds of the phase (0: none)
+  double regression_threshold = 0.05; ///< cross-process: a change beyond this fraction counts
+  double paired_threshold = 0.01;     ///< in-process pairs: a change beyond this fraction counts
   bool fail_on_regression = false;
-  std::map<std::string, double> thresholds; ///< per probe override
+  std::map<std::string, double> thresholds; ///< per probe: regression_threshold's override
   /// "per_round": a fresh probe process per cell per round; "persistent": one process per cell
   /// for the whole phase, rounds sent to it (process-to-process spread stays out of the samples).
   bool persistent = false;

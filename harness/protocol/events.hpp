@@ -9,7 +9,8 @@ namespace cuparity {
 
 // Every event name, once. A cell writes cell_start, then case_start/case_end per case, then
 // cell_end (or cell_error when it cannot start). A probe process writes cell_start, one probe per
-// series and round, round_done after each round, and probe_error for a command it cannot parse.
+// series and round, one probe_pairs per probe and round (its series' block times side by side),
+// round_done after each round, and probe_error for a command it cannot parse.
 #define CUPARITY_EVENTS(X)                                                                         \
   X(cell_start)                                                                                    \
   X(case_start)                                                                                    \
@@ -17,6 +18,7 @@ namespace cuparity {
   X(cell_end)                                                                                      \
   X(cell_error)                                                                                    \
   X(probe)                                                                                         \
+  X(probe_pairs)                                                                                   \
   X(probe_error)                                                                                   \
   X(round_done)
 

@@ -22,6 +22,7 @@ namespace cuparity {
   X(latency_phase, "latency_phase")       /* the latency phase ended */                            \
   X(latency_environment, "latency_environment") /* GPU clocks and temperature around a round */    \
   X(latency_sample, "latency_sample")           /* one series' value in one round */               \
+  X(latency_pairs, "latency_pairs")             /* a probe's series block by block, one round */   \
   X(latency_cell, "latency_cell")               /* a probe process started: its config */          \
   X(latency_error, "latency_error")             /* a probe process failed */
 

@@ -13,11 +13,11 @@ namespace {
 using json = nlohmann::json;
 using by_probe_series = std::map<std::string, std::map<std::string, json>>;
 
-/// Rows of `list` by their "probe", then by their "series".
-by_probe_series index_by_probe(const json &list) {
+/// Rows of `list` by their "probe", then by their `key` ("series" or "cell").
+by_probe_series index_by_probe(const json &list, const char *key) {
   by_probe_series out;
   for (const auto &row : list)
-    out[row["probe"]][row["series"]] = row;
+    out[row.value("probe", "")][row.value(key, "")] = row;
   return out;
 }
 
@@ -29,14 +29,14 @@ void print_cell_stats(std::ostream &out, const std::string &cell, const json &st
       << 100 * st["cv"].get<double>() << "%";
   if (overhead)
     out << " (x" << std::setprecision(4) << (*overhead)["ratio"].get<double>() << ", "
-        << std::showpos << std::setprecision(3) << (*overhead)["delta"].get<double>()
-        << std::noshowpos << " " << unit << ")";
+        << std::showpos << std::setprecision(3) << (*overhead).value("delta_ns", 0.0)
+        << std::noshowpos << " ns)";
   out << ";";
 }
 
 void print_probes(std::ostream &out, const matrix &m, const json &lat) {
-  auto stat = index_by_probe(lat["stats"]);
-  auto over = index_by_probe(lat["overhead"]);
+  auto stat = index_by_probe(lat["stats"], "series");
+  auto over = index_by_probe(lat.value("overhead", json::array()), "cell");
   for (const auto &p : lat["probes"]) {
     const std::string name = p["name"], unit = p["unit"];
     out << "  " << std::left << std::setw(26) << name;
@@ -55,9 +55,38 @@ void print_comparisons(std::ostream &out, const json &lat) {
     if (cmp["verdict"] != "same")
       out << "  LATENCY " << cmp["probe"].get<std::string>() << ": " << cmp["b"].get<std::string>()
           << " vs " << cmp["a"].get<std::string>() << " is " << cmp["verdict"].get<std::string>()
-          << " (ratio " << cmp["ratio"].get<double>() << ", 95% CI " << cmp["ci_low"].get<double>()
-          << ".." << cmp["ci_high"].get<double>() << ", p " << cmp["p_value"].get<double>()
-          << ")\n";
+          << " across processes (ratio " << cmp["ratio"].get<double>() << ", CI "
+          << cmp["ci_low"].get<double>() << ".." << cmp["ci_high"].get<double>() << ", p "
+          << cmp["p_value"].get<double>() << ", MDE " << 100 * cmp.value("mde", 0.0) << "%)\n";
+}
+
+/// In-process pairs: how many read each way, then each that is not "same".
+void print_paired(std::ostream &out, const json &lat) {
+  const json paired = lat.value("paired", json::array());
+  if (paired.empty())
+    return;
+  std::map<std::string, int> count;
+  for (const auto &p : paired)
+    ++count[p.value("verdict", "")];
+  out << "  paired (nvidia / internal in one process):";
+  for (const auto &[verdict, n] : count)
+    out << " " << n << " " << verdict;
+  out << "\n";
+  for (const auto &p : paired) {
+    const std::string verdict = p.value("verdict", "");
+    if (verdict == "same")
+      continue;
+    out << "  PAIRED " << p.value("probe", "") << " in " << p.value("cell", "") << ": ";
+    if (verdict == "not_measured") {
+      out << "not measured (" << p.value("reason", "") << ")\n";
+      continue;
+    }
+    out << "nvidia is " << verdict << " (x" << std::setprecision(4) << p.value("ratio", 0.0)
+        << ", CI " << p.value("ci_low", 0.0) << ".." << p.value("ci_high", 0.0) << ", p "
+        << std::setprecision(2) << p.value("p_value", 1.0) << ", MDE "
+        << 100 * p.value("mde", 0.0) << "%, " << p.value("pairs", 0) << " pairs"
+        << (p.value("same_address", false) ? ", same addresses: an A/A control" : "") << ")\n";
+  }
 }
 
 /// The widest spread of each probe above the target, then the host's own (reference) one.
@@ -96,9 +125,10 @@ void print_latency_baseline(std::ostream &out, const json &lat) {
 
 void print_latency(std::ostream &out, const matrix &m, const nlohmann::json &latency) {
   out << "latency (" << latency.value("rounds", 0) << " rounds; median per round, robust CV and "
-      << "CV over the rounds; facade overhead vs direct pointer):\n";
+      << "CV over the rounds; facade overhead vs raw pointer, paired in one process):\n";
   print_probes(out, m, latency);
   print_comparisons(out, latency);
+  print_paired(out, latency);
   print_noise(out, latency);
   print_latency_baseline(out, latency);
 }

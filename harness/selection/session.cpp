@@ -54,8 +54,36 @@ plugin_library::~plugin_library() {
 }
 
 session::~session() {
+  m_counterpart.reset();
+  m_counterpart_plugin.reset();
   m_driver.reset();
   m_plugin.reset();
+}
+
+driver *session::counterpart(std::string &reason) {
+  if (!m_counterpart_tried) {
+    m_counterpart_tried = true;
+    const bool ptds = m_config.per_thread_default_stream;
+    if (m_config.binding == "nvidia") {
+      m_counterpart = std::make_unique<driver>(make_internal_backend(m_library, ptds));
+    } else {
+      settings s = m_config.requested;
+      s.cuda_python_ptds = ptds;
+      try {
+        auto attempt = try_nvidia(s);
+        if (attempt.made) {
+          m_counterpart_plugin = std::move(attempt.plugin);
+          m_counterpart = std::make_unique<driver>(std::move(attempt.made));
+        } else {
+          m_counterpart_reason = attempt.failure;
+        }
+      } catch (const std::exception &e) {
+        m_counterpart_reason = e.what();
+      }
+    }
+  }
+  reason = m_counterpart_reason;
+  return m_counterpart.get();
 }
 
 std::unique_ptr<session> session::open(const settings &s, const session_options &options) {

@@ -40,6 +40,13 @@ public:
   [[nodiscard]] driver &drv() noexcept { return *m_driver; }
   [[nodiscard]] const driver_library &library() const noexcept { return *m_library; }
 
+  /// The other backend over the same driver library with the same null-stream mode, opened once
+  /// on first use: the internal backend for an nvidia session, the nvidia one (asked with the
+  /// per-thread flag exactly when this session's stream 0 is per-thread) for an internal one. The
+  /// paired latency probes call its pointers beside this session's. Null, with `reason`, when it
+  /// cannot be opened here (no nvidia backend library, no cuGetProcAddress_v2).
+  [[nodiscard]] driver *counterpart(std::string &reason);
+
 private:
   session() = default;
   // Destruction order matters: the driver (and its backend, possibly code from the plugin) goes
@@ -48,6 +55,10 @@ private:
   std::unique_ptr<plugin_library> m_plugin;
   std::unique_ptr<driver> m_driver;
   effective_config m_config;
+  std::unique_ptr<plugin_library> m_counterpart_plugin;
+  std::unique_ptr<driver> m_counterpart;
+  bool m_counterpart_tried = false;
+  std::string m_counterpart_reason;
 };
 
 } // namespace cuparity

@@ -1,10 +1,9 @@
-// Latency probes: one function and one registration line each, run through the facade and direct.
+// Latency probes: one function and one registration line each, timed in every series.
 #pragma once
 
 #include "harness/driver/driver.hpp"
+#include "harness/suite/probe_state.hpp"
 
-#include <benchmark/benchmark.h>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,64 +18,37 @@ enum class probe_kind {
 };
 
 /// Shared state a probe may use: the driver with a current primary context, a module of the
-/// project's kernels, a non-blocking stream.
+/// project's kernels, a non-blocking stream; and the other backend's driver over the same library
+/// and null-stream mode (null when it cannot be opened here), whose pointers the `other` series
+/// calls in the same context.
 struct probe_env {
   driver &drv;
+  driver *other = nullptr;
   CUcontext ctx = nullptr;
   CUdevice dev = 0;
   CUmodule module = nullptr;
   CUstream stream = nullptr;
 };
 
-/// The checked call through the facade, as cases make it. bind() returns a callable used inside
-/// the timed loop.
-struct via_facade {
-  static constexpr const char *series = "facade";
-  template <class Fn> static auto bind(const Fn &fn) {
-    return [&fn](auto... args) { fn(args...); };
-  }
-};
-
-/// The same entry through its raw pointer, resolved once before timing. The result is still
-/// checked (one compare and branch, as any caller would), so the difference between the two
-/// series is what the facade itself costs.
-struct via_pointer {
-  static constexpr const char *series = "direct";
-  template <class Fn> static auto bind(const Fn &fn) {
-    auto *p = fn.get();
-    return [p, &fn](auto... args) {
-      if (p(args...) != CUDA_SUCCESS) [[unlikely]]
-        fn(args...); // repeat through the facade to throw the proper driver_error
-    };
-  }
-};
+/// A probe: its set-up, then `for (auto _ : s)` around the calls it times, each made through a
+/// callable from `s.bind(e.drv.<entry>)`. The state decides which series each block calls.
+using probe_fn = void (*)(probe_state &, probe_env &);
 
 struct probe_def {
   std::string name;
   probe_kind kind = probe_kind::host;
-  bool has_direct = true;         ///< whether a direct (facade-free) series makes sense
   double bytes_per_iteration = 0; ///< bandwidth probes
-  /// Driver calls one benchmark iteration makes; the reported value is per call. A probe with
-  /// more than one times itself (SetIterationTime), like the device and bandwidth probes.
+  /// Driver calls one iteration makes; the reported value is per call.
   int calls_per_iteration = 1;
-  std::function<void(benchmark::State &, probe_env &)> facade;
-  std::function<void(benchmark::State &, probe_env &)> direct;
+  probe_fn body = nullptr;
 };
 
 class probe_registry {
 public:
   static probe_registry &instance();
-  /// Registers a probe written once as `fn(state, env, policy)`, instantiated for the facade
-  /// and for the direct pointer.
-  template <class Fn>
-  probe_def &add(std::string name, probe_kind kind, Fn fn, bool has_direct = true) {
-    probe_def d;
-    d.name = std::move(name);
-    d.kind = kind;
-    d.has_direct = has_direct;
-    d.facade = [fn](benchmark::State &s, probe_env &e) { fn(s, e, via_facade{}); };
-    d.direct = [fn](benchmark::State &s, probe_env &e) { fn(s, e, via_pointer{}); };
-    m_probes.push_back(std::move(d));
+  /// Registers a probe. A probe that binds no driver entry has only its facade series.
+  probe_def &add(std::string name, probe_kind kind, probe_fn body) {
+    m_probes.push_back({std::move(name), kind, 0, 1, body});
     return m_probes.back();
   }
   [[nodiscard]] const std::vector<probe_def> &all() const noexcept { return m_probes; }

@@ -1,145 +1,139 @@
-// Probe rounds under Google Benchmark: registration, one filtered run per series, the event.
+// Probe rounds: the timed loop per probe, its retry without the other backend, the events.
 #include "harness/suite/probe_runner.hpp"
 
 #include "harness/protocol/events.hpp"
 
 #include <algorithm>
-#include <benchmark/benchmark.h>
+#include <cmath>
 #include <cstdint>
 #include <string>
-#include <string_view>
 
 namespace cuparity {
 namespace {
 
-/// A regular expression matching `text` literally (benchmark filters are regexes; probe names
-/// contain dots).
-std::string regex_escape(const std::string &text) {
-  std::string out;
-  for (char c : text) {
-    if (std::string_view(".^$|()[]{}*+?\\").find(c) != std::string_view::npos)
-      out += '\\';
-    out += c;
-  }
-  return out;
+using json = nlohmann::json;
+
+/// A value to six significant digits: the events carry thousands of block times per round, and
+/// the host's noise is far above the seventh digit.
+double significant(double x) {
+  if (x == 0 || !std::isfinite(x))
+    return x;
+  const double scale = std::pow(10.0, 5 - static_cast<int>(std::floor(std::log10(std::fabs(x)))));
+  return std::round(x * scale) / scale;
 }
 
-/// Collects Google Benchmark's runs in memory instead of printing them.
-class collecting_reporter : public benchmark::BenchmarkReporter {
-public:
-  bool ReportContext(const Context &) override { return true; }
-  void ReportRuns(const std::vector<Run> &runs) override {
-    for (const auto &r : runs)
-      m_runs.push_back(r);
-  }
-  const std::vector<Run> &runs() const { return m_runs; }
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
 
-private:
-  std::vector<Run> m_runs;
+/// One probe's round: the state after its loop, or the error that ended it.
+struct probe_run {
+  probe_state state;
+  std::string error;       ///< the probe failed in every series
+  std::string other_error; ///< the other backend's calls failed; the round ran without them
 };
 
-/// Google Benchmark parses (and keeps a pointer into) an argv; this process gives it none of its
-/// own, so its flags cannot change what the probes measure.
-void initialize_benchmark() {
-  static char arg0[] = "cuparity";
-  static char *argv[] = {arg0, nullptr};
-  int argc = 1;
-  benchmark::Initialize(&argc, argv);
-}
-
-void register_series(const probe_def &p, const char *series, probe_env &env,
-                     const probe_timing &timing) {
-  const std::string name = p.name + "/" + series;
-  auto body = std::string(series) == "direct" ? p.direct : p.facade;
-  // Google Benchmark does not catch exceptions: a driver error would end the process, so it
-  // becomes SkipWithError and the other probes still run.
-  auto *b = benchmark::RegisterBenchmark(name.c_str(), [body, &env](benchmark::State &s) {
-    try {
-      body(s, env);
-    } catch (const std::exception &e) {
-      s.SkipWithError(e.what());
+/// Runs the probe; when a call through the other backend's pointer throws, runs it again without
+/// that series, so one backend's failure does not cost the cell its own measurement.
+probe_run run_probe(const probe_def &p, probe_env &env, probe_plan plan) {
+  probe_run run{probe_state(plan, env.other), "", ""};
+  try {
+    p.body(run.state, env);
+    return run;
+  } catch (const std::exception &e) {
+    if (run.state.active() != probe_series::other || !plan.wanted[2]) {
+      run.error = e.what();
+      return run;
     }
-  });
-  // Several repetitions per round; the round's value is their median (below), so one
-  // interrupted repetition does not move it.
-  b->Unit(benchmark::kNanosecond)->MinTime(timing.min_time)->Repetitions(timing.repetitions);
-  if (p.kind == probe_kind::device || p.kind == probe_kind::bandwidth || p.calls_per_iteration > 1)
-    b->UseManualTime();
-  else
-    b->UseRealTime();
+    run.other_error = e.what();
+  }
+  plan.wanted[2] = false;
+  probe_run again = run_probe(p, env, plan);
+  again.other_error = run.other_error;
+  return again;
 }
 
-/// What one series' repetitions measured: per-iteration times in ns, or the error.
-struct repetitions {
-  std::vector<double> values;
-  std::int64_t iterations = 0;
-  std::string error;
-};
-
-repetitions run_series(const probe_def &p, const std::string &series) {
-  collecting_reporter reporter;
-  // Matched against the decorated name ("…/facade/min_time:0.050/repeats:3/real_time").
-  benchmark::RunSpecifiedBenchmarks(&reporter, "^" + regex_escape(p.name + "/" + series) + "(/|$)");
-  repetitions out;
-  for (const auto &r : reporter.runs()) {
-    if (r.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration)
-      continue; // aggregates (mean, median, stddev) are computed here instead
-    if (r.error_occurred)
-      out.error = r.error_message;
-    else
-      out.values.push_back(r.GetAdjustedRealTime()); // per iteration, in ns
-    out.iterations += r.iterations;
-  }
+/// Each series' per-call times, block by block (the blocks of one triple at the same index).
+std::vector<std::vector<double>> per_call_ns(const probe_def &p, const probe_state &s) {
+  std::vector<std::vector<double>> out(probe_series_count);
+  for (const auto &b : s.blocks())
+    out[static_cast<int>(b.series)].push_back(
+        significant(b.ns / static_cast<double>(b.iterations * p.calls_per_iteration)));
   return out;
 }
 
-/// The round's value: the median repetition, per driver call (ns) or as bandwidth (GB/s).
-double round_value(const probe_def &p, std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  const double ns =
-      (n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2) / p.calls_per_iteration;
-  return p.kind == probe_kind::bandwidth ? p.bytes_per_iteration / ns : ns;
+json series_event(const probe_def &p, probe_series series, const std::vector<double> &ns,
+                  std::int64_t iterations, int round) {
+  json ev = make_event(event_kind::probe, {{"probe", p.name},
+                                           {"series", to_string(series)},
+                                           {"kind", to_string(p.kind)},
+                                           {"unit", unit_of(p.kind)},
+                                           {"iterations", iterations},
+                                           {"blocks", ns.size()},
+                                           {"round", round}});
+  if (ns.empty()) {
+    ev["error"] = "no measurement";
+    return ev;
+  }
+  const double value = median_of(ns);
+  ev["value"] = p.kind == probe_kind::bandwidth ? p.bytes_per_iteration / p.calls_per_iteration /
+                                                      value
+                                                : value;
+  return ev;
 }
 
-nlohmann::json probe_event(const probe_def &p, const std::string &series, int round) {
-  const repetitions r = run_series(p, series);
-  nlohmann::json ev = make_event(event_kind::probe, {{"probe", p.name},
-                                                     {"series", series},
-                                                     {"kind", to_string(p.kind)},
-                                                     {"unit", unit_of(p.kind)},
-                                                     {"iterations", r.iterations},
-                                                     {"repetitions", r.values.size()},
-                                                     {"round", round}});
-  if (!r.error.empty() || r.values.empty())
-    ev["error"] = r.error.empty() ? "no measurement" : r.error;
-  else
-    ev["value"] = round_value(p, r.values);
+json pairs_event(const probe_def &p, const probe_run &run, const probe_env &env,
+                 const std::vector<std::vector<double>> &ns, int round) {
+  json times = json::object();
+  for (int s = 0; s < probe_series_count; ++s)
+    if (run.state.ran()[s])
+      times[to_string(static_cast<probe_series>(s))] = ns[s];
+  json ev = make_event(event_kind::probe_pairs,
+                       {{"probe", p.name},
+                        {"round", round},
+                        {"own", std::string(env.drv.backend_name())},
+                        {"other", env.other ? std::string(env.other->backend_name()) : ""},
+                        {"same_address", run.state.ran()[2] && run.state.same_address()},
+                        {"block_iterations", run.state.block_iterations()},
+                        {"per_call_ns", times}});
+  std::string missing = run.other_error.empty() ? run.state.other_missing() : run.other_error;
+  if (!missing.empty())
+    ev["other_missing"] = missing;
   return ev;
+}
+
+void write_probe(const probe_def &p, probe_env &env, const probe_plan &plan, int round,
+                 const event_stream &events) {
+  const probe_run run = run_probe(p, env, plan);
+  if (!run.error.empty()) {
+    json ev = series_event(p, probe_series::facade, {}, 0, round);
+    ev["error"] = run.error;
+    events.write(ev);
+    return;
+  }
+  const auto ns = per_call_ns(p, run.state);
+  for (int s = 0; s < probe_series_count; ++s)
+    if (run.state.ran()[s])
+      events.write(series_event(p, static_cast<probe_series>(s), ns[s],
+                                static_cast<std::int64_t>(ns[s].size()) *
+                                    run.state.block_iterations(),
+                                round));
+  if (run.state.ran()[1])
+    events.write(pairs_event(p, run, env, ns, round));
 }
 
 } // namespace
 
 probe_runner::probe_runner(std::vector<const probe_def *> selected, probe_env &env,
                            const probe_timing &timing)
-    : m_selected(std::move(selected)) {
-  initialize_benchmark();
-  for (const probe_def *p : m_selected) {
-    register_series(*p, "facade", env, timing);
-    if (p->has_direct)
-      register_series(*p, "direct", env, timing);
-  }
-}
+    : m_selected(std::move(selected)), m_env(env), m_timing(timing) {}
 
-void probe_runner::run_round(int round, bool direct_first, const event_stream &events) const {
-  for (const probe_def *p : m_selected) {
-    std::vector<std::string> order{"facade"};
-    if (p->has_direct)
-      order = direct_first ? std::vector<std::string>{"direct", "facade"}
-                           : std::vector<std::string>{"facade", "direct"};
-    for (const auto &series : order)
-      events.write(probe_event(*p, series, round));
-  }
+void probe_runner::run_round(int round, bool flip, const event_stream &events) const {
+  for (const probe_def *p : m_selected)
+    write_probe(*p, m_env, {m_timing.block_s, m_timing.budget_s, flip, {true, true, true}}, round,
+                events);
   events.write(make_event(event_kind::round_done, {{"round", round}}));
 }
 

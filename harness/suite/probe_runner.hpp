@@ -1,4 +1,4 @@
-// Runs the registered latency probes under Google Benchmark, one series at a time.
+// Runs the registered latency probes a round at a time, their series interleaved in blocks.
 #pragma once
 
 #include "harness/protocol/event_stream.hpp"
@@ -8,24 +8,26 @@
 
 namespace cuparity {
 
-/// How long Google Benchmark measures each series in a round.
+/// How long each probe is timed per round, and in what blocks.
 struct probe_timing {
-  double min_time = 0.05; ///< seconds per repetition
-  int repetitions = 3;    ///< per round; the round's value is their median
+  double budget_s = 0.05;  ///< seconds per series per round
+  double block_s = 2.5e-4; ///< a block's target length (docs/latency.md#paired-blocks)
 };
 
-/// The selected probes, registered with Google Benchmark once per series (its registry is global:
-/// one runner per process), run a round at a time so the order of the series can alternate.
+/// The selected probes, each run per round through a probe_state that interleaves its series.
 class probe_runner {
 public:
-  /// `env` must outlive the runner: the registered benchmarks use it.
+  /// `env` must outlive the runner.
   probe_runner(std::vector<const probe_def *> selected, probe_env &env, const probe_timing &timing);
-  /// Every selected probe, its series in the round's order, one `probe` event each (its value, or
-  /// an error: a probe that throws ends only its own series), then `round_done`.
-  void run_round(int round, bool direct_first, const event_stream &events) const;
+  /// Every selected probe: one `probe` event per series it ran (its value, or an error: a probe
+  /// that throws ends only itself), one `probe_pairs` event with the per-block times of its
+  /// series side by side, then `round_done`. `flip` starts each probe with the reversed order.
+  void run_round(int round, bool flip, const event_stream &events) const;
 
 private:
   std::vector<const probe_def *> m_selected;
+  probe_env &m_env;
+  probe_timing m_timing;
 };
 
 } // namespace cuparity

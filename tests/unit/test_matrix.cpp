@@ -269,10 +269,12 @@ const std::map<std::string, std::map<std::string, std::string>> samples{
       {"probes", "[\"stream.*\"]"},
       {"rounds", "3"},
       {"max_rounds", "7"},
+      {"budget_s", "60"},
       {"min_time_s", "0.5"},
+      {"block_time_s", "0.001"},
       {"target_cv", "0.1"},
       {"regression_threshold", "0.2"},
-      {"floor_ns", "5"},
+      {"paired_threshold", "0.02"},
       {"fail_on_regression", "true"},
       {"thresholds", "{ p = 0.5 }"},
       {"processes", "\"persistent\""}}},
@@ -385,7 +387,8 @@ TEST_CASE("integer and number keys refuse fractions, inf, nan and out-of-range v
   for (const char *key :
        {"matrix.case_timeout_s", "expect.warning_count", "latency.rounds", "latency.max_rounds",
         "latency.min_time_s", "latency.target_cv", "latency.regression_threshold",
-        "latency.floor_ns", "latency.thresholds.p"}) {
+        "latency.paired_threshold", "latency.block_time_s", "latency.budget_s",
+        "latency.thresholds.p"}) {
     INFO(key);
     CHECK(tested.count(key) == 1);
   }
@@ -440,7 +443,9 @@ max_rounds = 7
 min_time_s = 1
 target_cv = 0.5
 regression_threshold = 2
-floor_ns = 1.5
+paired_threshold = 1.5
+block_time_s = 0.002
+budget_s = 90
 fail_on_regression = true
 processes = "persistent"
 thresholds = { a = 0.1, b = 3 }
@@ -459,7 +464,9 @@ thresholds = { a = 0.1, b = 3 }
   CHECK(l.min_time_s == 1);
   CHECK(l.target_cv == 0.5);
   CHECK(l.regression_threshold == 2);
-  CHECK(l.floor_ns == 1.5);
+  CHECK(l.paired_threshold == 1.5);
+  CHECK(l.block_time_s == 0.002);
+  CHECK(l.budget_s == 90);
   CHECK(l.fail_on_regression);
   CHECK(l.persistent);
   CHECK(l.thresholds == std::map<std::string, double>{{"a", 0.1}, {"b", 3}});
@@ -469,8 +476,9 @@ thresholds = { a = 0.1, b = 3 }
 TEST_CASE("unknown keys list the table's keys", "[matrix][keys][errors]") {
   CHECK_THAT(error_of("unknown_latency", two_cells + "[latency]\nroudns = 3\n"),
              Catch::Contains(":4:1: unknown key 'roudns' in [latency] (known: enabled, probes, "
-                             "rounds, max_rounds, min_time_s, target_cv, regression_threshold, "
-                             "floor_ns, fail_on_regression, thresholds, processes)"));
+                             "rounds, max_rounds, budget_s, min_time_s, block_time_s, target_cv, "
+                             "regression_threshold, paired_threshold, fail_on_regression, "
+                             "thresholds, processes)"));
   CHECK_THAT(error_of("unknown_top", "foo = 1\n" + two_cells),
              Catch::Contains(":1:1: unknown key 'foo' in the matrix file (known: matrix, axes, "
                              "include, exclude, expect, latency)"));

@@ -100,12 +100,22 @@ nlohmann::json fixture_latency() {
     {"probe": "launch.empty", "series": "A=1,B=-", "median": 2.5, "cv": 0.015},
     {"probe": "mem.copy", "series": "A=0,B=-", "median": 1234.5678, "rcv": 0.5, "cv": 0.25}
   ],
-  "overhead": [{"probe": "launch.empty", "series": "A=1,B=-", "ratio": 1.0525, "delta": 0.125}],
+  "overhead": [{"probe": "launch.empty", "cell": "A=1,B=-", "ratio": 1.0525, "delta_ns": 0.125}],
   "comparisons": [
     {"probe": "launch.empty", "a": "A=0,B=-", "b": "A=1,B=-", "verdict": "slower", "ratio": 1.25,
-     "ci_low": 1.1, "ci_high": 1.4, "p_value": 0.001},
+     "ci_low": 1.1, "ci_high": 1.4, "p_value": 0.001, "mde": 0.12},
     {"probe": "mem.copy", "a": "A=0,B=-", "b": "A=1,B=-", "verdict": "same", "ratio": 1,
      "ci_low": 0.9, "ci_high": 1.1, "p_value": 0.5}
+  ],
+  "paired": [
+    {"probe": "launch.empty", "cell": "A=0,B=-", "verdict": "slower", "ratio": 1.031,
+     "ci_low": 1.027, "ci_high": 1.035, "p_value": 0.001, "mde": 0.004, "pairs": 2000,
+     "same_address": false},
+    {"probe": "launch.empty", "cell": "A=1,B=-", "verdict": "same", "ratio": 1.001,
+     "ci_low": 0.998, "ci_high": 1.004, "p_value": 0.5, "mde": 0.003, "pairs": 2000,
+     "same_address": true},
+    {"probe": "mem.copy", "cell": "A=1,B=-", "verdict": "not_measured",
+     "reason": "the nvidia backend has no cuMemcpy"}
   ],
   "noise": {"target_cv": 0.03,
             "over_target": [{"probe": "mem.copy", "rcv": 0.5}, {"probe": "mem.copy", "rcv": 0.25}],
@@ -250,10 +260,13 @@ DIVERGENCE stream.sync outcome in stream0=legacy driver=/d include=/i:
     A=0,B=-: "not_supported"
     A=0,B=x&y: "crash"
     A=1,B=-: "pass"
-latency (3 rounds; median per round, robust CV and CV over the rounds; facade overhead vs direct pointer):
-  launch.empty               A=0,B=-: 3.142 us rcv 1.2% cv 2%; A=1,B=-: 2.5 us rcv 0% cv 1.5% (x1.052, +0.125 us);
+latency (3 rounds; median per round, robust CV and CV over the rounds; facade overhead vs raw pointer, paired in one process):
+  launch.empty               A=0,B=-: 3.142 us rcv 1.2% cv 2%; A=1,B=-: 2.5 us rcv 0% cv 1.5% (x1.052, +0.125 ns);
   mem.copy                   A=0,B=-: 1235 ns rcv 50% cv 25%;
-  LATENCY launch.empty: A=1,B=- vs A=0,B=- is slower (ratio 1.2, 95% CI 1.1..1.4, p 0.001)
+  LATENCY launch.empty: A=1,B=- vs A=0,B=- is slower across processes (ratio 1.2, CI 1.1..1.4, p 0.001, MDE 12%)
+  paired (nvidia / internal in one process): 1 not_measured 1 same 1 slower
+  PAIRED launch.empty in A=0,B=-: nvidia is slower (x1.031, CI 1.027..1.035, p 0.001, MDE 0.4%, 2000 pairs)
+  PAIRED mem.copy in A=1,B=-: not measured (the nvidia backend has no cuMemcpy)
   noise: 1 of 2 probes spread beyond the 3% robust-CV target (largest: mem.copy 50%); the driver-free host.spin spread up to 4.6% over the same rounds
   BASELINE mem.copy A=0,B=-: regression (ratio 1.5)
 cuparity: report <&> "fixture": 9 results in 5 cells, 2 semantic groups; 6 problems, 2 divergences, 2 allowed non-passes; functional phase 12.3 s: FAILED

@@ -1,0 +1,43 @@
+// `cuparity calibrate`: the smallest injected delay the paired latency verdict sees on this host.
+#include "harness/cli/commands.hpp"
+#include "harness/run/calibrate.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+namespace cuparity::cli {
+
+void add_calibrate_command(CLI::App &app, action &run) {
+  auto opt = std::make_shared<calibrate_options>();
+  auto *cmd = app.add_subcommand(
+      "calibrate", "Inject known delays into one resolution path (fault shim in front of the "
+                   "driver) and report the smallest the paired latency verdict reads");
+  cmd->add_option("--out", opt->out_dir, "Directory for calibrate.json and the probe results")
+      ->required();
+  cmd->add_option("--shim", opt->shim,
+                  "The fault shim library (default: libcuparity_fault_shim.so beside cuparity)");
+  cmd->add_option("--target", opt->target, "The driver the shim forwards to")
+      ->capture_default_str();
+  cmd->add_option("--probe", opt->probe, "The probe to time")->capture_default_str();
+  cmd->add_option("--symbol", opt->symbols,
+                  "Exported symbol to delay (repeatable; default cuLaunchKernel)");
+  cmd->add_option("--delays", opt->delays_pct, "Delays in % of the probe's cost, ascending")
+      ->delimiter(',')
+      ->check(CLI::Range(1e-3, 100.0));
+  cmd->add_option("--min-time", opt->min_time_s, "Seconds per series per round")
+      ->check(CLI::Range(1e-3, 60.0))
+      ->capture_default_str();
+  cmd->add_option("--rounds", opt->rounds, "Rounds over the delay cells")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  cmd->add_option("--gpu", opt->gpu, "CUDA_VISIBLE_DEVICES for the probe processes");
+  cmd->callback([opt, &run] {
+    run = [opt] {
+      std::sort(opt->delays_pct.begin(), opt->delays_pct.end());
+      return calibrate(*opt, std::cout);
+    };
+  });
+}
+
+} // namespace cuparity::cli
