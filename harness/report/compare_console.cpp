@@ -80,6 +80,8 @@ void print_compare(std::ostream &out, const run_comparison &c) {
   print_outcomes(out, c);
   print_divergences(out, c);
   print_latency_table(out, c);
+  if (!c.notes.empty())
+    out << "\n";
   for (const auto &n : c.notes)
     out << "note: " << n << "\n";
   out << "\n"
