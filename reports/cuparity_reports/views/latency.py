@@ -31,13 +31,20 @@ def noise_line(lat: dict[str, Any], target_cv: float) -> str | None:
     return text
 
 
+def over_target(lat: dict[str, Any]) -> set[tuple[str, str]]:
+    """The (probe, series) the runner listed as spread beyond its noise target (latency.noise)."""
+    return {(str(o.get("probe")), str(o.get("series")))
+            for o in (lat.get("noise") or {}).get("over_target") or [] if isinstance(o, dict)}
+
+
 def stats_rows(lat: dict[str, Any], backend_of: dict[str, str], units: dict[Any, str],
                target_cv: float) -> list[dict[str, Any]]:
-    # The noise target applies to the robust CV (MAD-based, what the median comparisons depend on);
-    # older summaries without it fall back to the CV.
+    # A series is flagged where the runner flagged it (noise.over_target, on the robust CV); a
+    # summary without a noise block flags nothing.
+    noisy_series = over_target(lat)
     rows = []
     for s in lat.get("stats") or []:
-        noisy = spread(s) > target_cv
+        noisy = (str(s.get("probe")), str(s.get("series"))) in noisy_series
         rows.append({
             "probe": s.get("probe"), "series": s.get("series"), "backend": backend_of.get(str(s.get("series")), ""),
             "median": f"{fmt_num(s.get('median'))} {units.get(s.get('probe'), '')}",
@@ -74,6 +81,12 @@ def overhead_rows(lat: dict[str, Any], units: dict[Any, str]) -> list[dict[str, 
             for o in lat.get("overhead") or []]
 
 
+def medians_of(lat: dict[str, Any]) -> dict[tuple[str, str], float]:
+    """(probe, series) -> the median the runner computed (latency.stats)."""
+    return {(str(s.get("probe")), str(s.get("series"))): float(s["median"]) for s in lat.get("stats") or []
+            if isinstance(s.get("median"), (int, float)) and not isinstance(s.get("median"), bool)}
+
+
 def latency_view(ix: RunIndex, run: Run) -> dict[str, Any] | None:
     """None when the run measured no latency."""
     lat = run.latency
@@ -85,7 +98,7 @@ def latency_view(ix: RunIndex, run: Run) -> dict[str, Any] | None:
     target_cv = float((lat.get("noise") or {}).get("target_cv") or 0.03)
     return {
         "environment": environment_line(lat),
-        "figure": probes_figure(probes, backend_of) if probes else None,
+        "figure": probes_figure(probes, backend_of, medians_of(lat)) if probes else None,
         "noise": noise_line(lat, target_cv),
         "stats": stats_rows(lat, backend_of, units, target_cv),
         "comparisons": comparison_tables(lat, ix.group_name),
