@@ -18,6 +18,8 @@ void add_helper_command(CLI::App &app, action &run);
 void add_list_command(CLI::App &app, action &run);
 void add_probe_command(CLI::App &app, action &run);
 void add_calibrate_command(CLI::App &app, action &run);
+/// `compare A B`: run against run, from two summaries.
+void add_compare_command(CLI::App &app, action &run);
 /// `run` and `merge`; `argv` is recorded as provenance.
 void add_run_command(CLI::App &app, action &run, const std::vector<std::string> &argv);
 

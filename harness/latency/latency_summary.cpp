@@ -2,9 +2,12 @@
 // the noise block and the comparison with a baseline run (docs/latency.md).
 #include "harness/latency/latency_summary.hpp"
 
+#include "harness/latency/latency_rule.hpp"
 #include "harness/latency/latency_samples.hpp"
 #include "harness/latency/latency_stats.hpp"
 #include "harness/latency/paired_summary.hpp"
+#include "harness/latency/recorded_latency.hpp"
+#include "harness/latency/run_vs_run_latency.hpp"
 #include "harness/protocol/records.hpp"
 #include "harness/verdict/compare.hpp"
 
@@ -63,20 +66,6 @@ latency_records index_records(const std::vector<json> &records) {
   return out;
 }
 
-comparison_rule rule_for(const latency_settings &l, const std::string &probe,
-                         const std::string &unit) {
-  comparison_rule rule;
-  rule.threshold = l.thresholds.count(probe) ? l.thresholds.at(probe) : l.regression_threshold;
-  rule.lower_is_better = unit != "GB/s";
-  return rule;
-}
-
-json verdict_json(const latency_verdict &v, const comparison_rule &rule) {
-  return json{{"median_a", v.median_a}, {"median_b", v.median_b},     {"ratio", v.ratio.ratio},
-              {"ci_low", v.ratio.low},  {"ci_high", v.ratio.high},    {"p_value", v.p_value},
-              {"mde", v.mde},           {"verdict", v.verdict},       {"threshold", rule.threshold}};
-}
-
 /// The arrays of the summary, filled probe by probe.
 struct summary_parts {
   json probes = json::array(), stats = json::array(), comparisons = json::array(),
@@ -124,26 +113,20 @@ void compare_backends(const matrix &m, const std::string &probe, const series_sa
     }
 }
 
-/// This run against a previous one (its summary.json), series by series.
+/// This run against a previous one (its summary.json), series by series: the run-vs-run rule
+/// (run_vs_run_latency.hpp). The baseline was checked when it was read (read_summary).
 void compare_with_baseline(const json *baseline, const latency_settings &l,
                            const std::string &probe, const series_samples &series,
                            const comparison_rule &rule, summary_parts &parts) {
   if (!baseline || !baseline->contains("latency") || !(*baseline)["latency"].is_object())
     return;
-  for (const auto &bp : (*baseline)["latency"].value("probes", json::array())) {
-    if (bp.value("name", "") != probe)
-      continue;
-    for (const auto &[name, values] : series) {
-      if (!bp["samples"].contains(name))
-        continue;
-      auto v = compare_samples(bp["samples"][name].get<std::vector<double>>(), values, rule);
-      auto j_v = verdict_json(v, rule);
-      const bool regression = v.verdict == "slower";
-      j_v["probe"] = probe, j_v["a"] = "baseline:" + name, j_v["b"] = name;
-      j_v["regression"] = regression;
-      parts.baseline.push_back(j_v);
-      parts.failed = parts.failed || (l.fail_on_regression && regression);
-    }
+  const auto before = read_recorded_latency((*baseline)["latency"]);
+  auto it = before.find(probe);
+  if (it == before.end())
+    return;
+  for (const auto &change : compare_across_runs(probe, it->second.samples, series, rule)) {
+    parts.baseline.push_back(baseline_row(change));
+    parts.failed = parts.failed || (l.fail_on_regression && change.regression());
   }
 }
 

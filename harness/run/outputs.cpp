@@ -2,6 +2,8 @@
 #include "harness/run/outputs.hpp"
 
 #include "harness/latency/latency_phase.hpp"
+#include "harness/latency/recorded_latency.hpp"
+#include "harness/protocol/json_input.hpp"
 #include "harness/protocol/records.hpp"
 #include "harness/protocol/results.hpp"
 #include "harness/run/provenance.hpp"
@@ -39,6 +41,12 @@ nlohmann::json read_summary(const std::string &path) {
   if (j.value("schema", "") != summary_schema)
     throw std::runtime_error(path + ": schema '" + j.value("schema", "") + "' is not " +
                              summary_schema);
+  // Checked now, before a run, rather than when the latency summary compares against it.
+  try {
+    (void)read_recorded_latency(j.contains("latency") ? j["latency"] : nlohmann::json());
+  } catch (const json_input_error &e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
   return j;
 }
 

@@ -32,12 +32,22 @@ def _cmd_dashboard(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from .compare import compare_runs, render_json, render_text
+    from .compare import exit_code, read_compare, render_json, render_text, run_compare
 
-    a, b = load_run(args.a), load_run(args.b)
-    res = compare_runs(a, b, threshold=args.threshold)
-    sys.stdout.write(render_json(res) if args.json else render_text(res))
-    return 1 if res.regressed else 0
+    if args.from_file:
+        if args.a or args.b:
+            raise ReportInputError(args.from_file, "give either --from FILE or runs A and B, not both")
+        data = read_compare(args.from_file)
+    else:
+        if not (args.a and args.b):
+            raise ReportInputError("compare", "needs runs A and B (or --from FILE)")
+        options: list[str] = []
+        for flag, value in (("--threshold", args.threshold), ("--matrix", args.matrix)):
+            if value is not None:
+                options += [flag, str(value)]
+        data = run_compare(args.a, args.b, options)
+    sys.stdout.write(render_json(data) if args.json else render_text(data))
+    return exit_code(data)
 
 
 def _cmd_history_add(args: argparse.Namespace) -> int:
@@ -73,13 +83,17 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--title", help="page title")
     d.set_defaults(func=_cmd_dashboard)
 
-    c = sub.add_parser("compare", help="compare run B against run A (exit 1 if B regressed)",
-                       description="Exit codes: 0 no regression, 1 B regressed (an outcome regression, a new "
-                                   "divergence or a latency series 'slower'), 2 bad input.")
-    c.add_argument("a", metavar="A")
-    c.add_argument("b", metavar="B")
-    c.add_argument("--json", action="store_true", help="machine-readable output")
-    c.add_argument("--threshold", type=float, default=0.05, help="relative latency threshold (default 0.05)")
+    c = sub.add_parser("compare", help="run B against run A, as `cuparity compare` judges it (exit 1 if B regressed)",
+                       description="Runs `cuparity compare A B --json -` (the binary: $CUPARITY_BIN, build/bin/cuparity, "
+                                   "or PATH) and renders its verdicts, or renders a compare JSON file (--from). Exit "
+                                   "codes: 0 no regression, 1 B regressed (an outcome regression, a new divergence or "
+                                   "a latency series 'slower'), 2 bad input or no binary.")
+    c.add_argument("a", metavar="A", nargs="?", help="run directory or summary.json")
+    c.add_argument("b", metavar="B", nargs="?", help="run directory or summary.json")
+    c.add_argument("--from", dest="from_file", metavar="FILE", help="a cuparity.compare/1 file to render")
+    c.add_argument("--json", action="store_true", help="print the judge's JSON")
+    c.add_argument("--threshold", type=float, help="relative latency threshold (passed to cuparity compare)")
+    c.add_argument("--matrix", help="judge latency by this matrix's [latency] settings (passed to cuparity compare)")
     c.set_defaults(func=_cmd_compare)
 
     h = sub.add_parser("history", help="a store of run summaries over time")

@@ -1,139 +1,116 @@
-"""Run-vs-run comparison: outcome changes per (cell, case) and latency verdicts per probe series."""
+"""Run-vs-run comparison as `cuparity compare` judged it: runs the binary, renders its JSON.
+
+Nothing here decides anything: the classes of outcome change, new and gone divergences and the
+latency verdicts all come from the C++ judge (cuparity.compare/1, docs/formats.md).
+"""
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field
-from typing import Any
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any, Sequence
 
-from .reader import OK_OUTCOMES, Run
-from .stats import THRESHOLD, compare_samples
+from .reader import ReportInputError, check_schema
 
+SCHEMA = "cuparity.compare"
 CLASSES = ("regression", "fix", "changed", "new", "missing", "unchanged")
+REPO = Path(__file__).resolve().parents[2]
 
 
-@dataclass
-class OutcomeChange:
-    cell: str
-    case: str
-    change: str  # one of CLASSES
-    outcome_a: str | None
-    outcome_b: str | None
-    message_b: str = ""
+def find_cuparity() -> Path:
+    """The cuparity binary: $CUPARITY_BIN, else the build tree's, else one on PATH."""
+    named = os.environ.get("CUPARITY_BIN")
+    if named:
+        if Path(named).is_file() and os.access(named, os.X_OK):
+            return Path(named)
+        raise ReportInputError(named, "CUPARITY_BIN names no executable cuparity binary")
+    build = Path(os.environ.get("CUPARITY_BUILD_DIR") or REPO / "build")
+    candidates = [build / "bin" / "cuparity", REPO / "build" / "bin" / "cuparity"]
+    for c in candidates:
+        if c.is_file() and os.access(c, os.X_OK):
+            return c
+    on_path = shutil.which("cuparity")
+    if on_path:
+        return Path(on_path)
+    raise ReportInputError("cuparity", "binary not found (looked at $CUPARITY_BIN, "
+                           f"{candidates[0]} and PATH): `cuparity compare` judges the runs, so build "
+                           "it (scripts/build) or set CUPARITY_BIN")
 
 
-@dataclass
-class LatencyChange:
-    probe: str
-    series: str
-    unit: str
-    median_a: float
-    median_b: float
-    ratio: float
-    ci_low: float
-    ci_high: float
-    p_value: float
-    verdict: str
-    n_a: int
-    n_b: int
+def _expect(data: dict[str, Any], key: str, kind: type, source: str) -> Any:
+    value = data.get(key)
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise ReportInputError(source, f"'{key}' is missing or not {kind.__name__} (cuparity.compare/1)")
+    return value
 
 
-@dataclass
-class CompareResult:
-    a: str
-    b: str
-    outcomes: list[OutcomeChange] = field(default_factory=list)
-    latency: list[LatencyChange] = field(default_factory=list)
-    divergences_new: list[str] = field(default_factory=list)
-    divergences_gone: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    def count(self, change: str) -> int:
-        return sum(1 for o in self.outcomes if o.change == change)
-
-    @property
-    def regressed(self) -> bool:
-        return (self.count("regression") > 0 or any(l.verdict == "slower" for l in self.latency)
-                or bool(self.divergences_new))
-
-    def to_json(self) -> dict[str, Any]:
-        def clean(v: Any) -> Any:
-            return None if isinstance(v, float) and not math.isfinite(v) else v
-
-        return {
-            "a": self.a,
-            "b": self.b,
-            "regressed": self.regressed,
-            "counts": {c: self.count(c) for c in CLASSES},
-            "outcomes": [asdict(o) for o in self.outcomes if o.change != "unchanged"],
-            "latency": [{k: clean(v) for k, v in asdict(l).items()} for l in self.latency],
-            "divergences": {"new": self.divergences_new, "gone": self.divergences_gone},
-            "notes": self.notes,
-        }
+def check_compare(data: Any, source: str) -> dict[str, Any]:
+    """Checks a cuparity.compare/1 document's schema and the members the renderer reads."""
+    if not isinstance(data, dict):
+        raise ReportInputError(source, "expected a JSON object (cuparity.compare/1)")
+    check_schema(data.get("schema"), SCHEMA, source)
+    for key, kind in (("a", dict), ("b", dict), ("regressed", bool), ("exit_code", int), ("counts", dict),
+                      ("outcomes", list), ("divergences", dict), ("latency", list), ("notes", list)):
+        _expect(data, key, kind, source)
+    for side in ("new", "gone"):
+        _expect(data["divergences"], side, list, source)
+    for name in ("outcomes", "latency"):
+        if not all(isinstance(row, dict) for row in data[name]):
+            raise ReportInputError(source, f"'{name}' holds a row that is not an object")
+    return data
 
 
-def classify(a: str | None, b: str | None) -> str:
-    """Classifies one (cell, case) outcome pair; pass and not_supported are the good outcomes."""
-    if a is None:
-        return "new"
-    if b is None:
-        return "missing"
-    if a == b:
-        return "unchanged"
-    if a in OK_OUTCOMES and b not in OK_OUTCOMES:
-        return "regression"
-    if a not in OK_OUTCOMES and b in OK_OUTCOMES:
-        return "fix"
-    return "changed"
+def read_compare(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Reads a compare JSON file written by `cuparity compare --json FILE`."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        raise ReportInputError(path, "no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ReportInputError(path, f"cannot read: {e}") from None
+    except json.JSONDecodeError as e:
+        raise ReportInputError(path, f"not valid JSON: {e}") from None
+    return check_compare(data, str(path))
 
 
-def _divergence_keys(run: Run) -> set[str]:
-    """Divergences keyed by case, key and null-stream mode (driver paths differ between hosts)."""
-    keys = set()
-    for d in run.summary.get("divergences") or []:
-        stream0 = str(d.get("group", "")).split(" ")[0]
-        keys.add(f"{d.get('case', '')} {d.get('key', '')} [{stream0}]")
-    return keys
+def run_compare(a: str, b: str, options: Sequence[str] = ()) -> dict[str, Any]:
+    """Runs `cuparity compare A B --json -` and returns its checked JSON.
+
+    Bad input (exit 2) raises ReportInputError with the binary's own message, which names the file.
+    """
+    binary = find_cuparity()
+    try:
+        done = subprocess.run([str(binary), "compare", a, b, "--json", "-", *options],
+                              capture_output=True, text=True, timeout=600)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise ReportInputError(binary, f"cannot run: {e}") from None
+    if done.returncode == 2:
+        raise _refused(done.stderr)
+    if done.returncode not in (0, 1):
+        raise ReportInputError(binary, f"compare ended with exit code {done.returncode}: "
+                               f"{done.stderr.strip()[-800:]}")
+    try:
+        data = json.loads(done.stdout)
+    except json.JSONDecodeError as e:
+        raise ReportInputError(binary, f"compare wrote no valid JSON: {e}") from None
+    return check_compare(data, f"{binary} compare")
 
 
-def compare_runs(a: Run, b: Run, threshold: float = THRESHOLD) -> CompareResult:
-    """Compares run B against run A."""
-    res = CompareResult(a=a.source, b=b.source)
-    ra = {(r["cell"], r["case"]): r for r in a.summary.get("results") or []}
-    rb = {(r["cell"], r["case"]): r for r in b.summary.get("results") or []}
-    for key in sorted(set(ra) | set(rb)):
-        oa = ra[key]["outcome"] if key in ra else None
-        ob = rb[key]["outcome"] if key in rb else None
-        msg = str(rb[key].get("message", "")) if key in rb else ""
-        res.outcomes.append(OutcomeChange(key[0], key[1], classify(oa, ob), oa, ob, msg))
-    da, db = _divergence_keys(a), _divergence_keys(b)
-    res.divergences_new = sorted(db - da)
-    res.divergences_gone = sorted(da - db)
+def _refused(stderr: str) -> ReportInputError:
+    """The binary refused an input (exit 2); its message already names the file and the member."""
+    message = stderr.strip().removeprefix("cuparity compare: ") or "bad input (exit code 2)"
+    path, _, detail = message.partition(": ")
+    return ReportInputError(path, detail) if detail else ReportInputError("cuparity compare", message)
 
-    la, lb = a.latency, b.latency
-    if la and lb:
-        probes_a = {p["name"]: p for p in la.get("probes") or []}
-        for pb in lb.get("probes") or []:
-            pa = probes_a.get(pb["name"])
-            if pa is None:
-                res.notes.append(f"probe {pb['name']} only in B")
-                continue
-            sa, sb = pa.get("samples") or {}, pb.get("samples") or {}
-            for series in sorted(set(sa) & set(sb)):
-                c = compare_samples(sa[series], sb[series], bool(pb.get("lower_is_better", True)),
-                                    threshold)
-                res.latency.append(LatencyChange(pb["name"], series, pb.get("unit", ""), c.median_a,
-                                                 c.median_b, c.ratio, c.ci_low, c.ci_high, c.p_value,
-                                                 c.verdict, c.n_a, c.n_b))
-            for series in sorted(set(sa) ^ set(sb)):
-                side = "A" if series in sa else "B"
-                res.notes.append(f"probe {pb['name']} series {series} only in {side}")
-        for name in sorted(set(probes_a) - {p["name"] for p in lb.get("probes") or []}):
-            res.notes.append(f"probe {name} only in A")
-    elif la or lb:
-        res.notes.append(f"latency only in {'A' if la else 'B'}: no latency comparison")
-    return res
+
+def exit_code(data: dict[str, Any]) -> int:
+    """The judge's exit code: 1 when B regressed, else 0."""
+    return 1 if data.get("regressed") else 0
 
 
 def _table(rows: list[list[str]], header: list[str]) -> str:
@@ -145,43 +122,62 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _fmt(v: float, digits: int = 4) -> str:
-    return "-" if not math.isfinite(v) else f"{v:.{digits}g}"
+def _num(v: Any, spec: str) -> str:
+    return f"{v:{spec}}" if isinstance(v, (int, float)) and math.isfinite(v) else "-"
 
 
-def _ratio(v: float) -> str:
-    return "-" if not math.isfinite(v) else f"{v:.3f}"
+def _p(v: Any) -> str:
+    return "<0.001" if isinstance(v, (int, float)) and v < 0.001 else _num(v, ".2g")
 
 
-def render_text(res: CompareResult) -> str:
-    """A terminal report: counts, every non-unchanged outcome, and the latency table."""
-    out = [f"A: {res.a}", f"B: {res.b}", ""]
-    out.append("outcomes: " + ", ".join(f"{res.count(c)} {c}" for c in CLASSES))
-    changed = [o for o in res.outcomes if o.change != "unchanged"]
-    if changed:
-        order = {c: i for i, c in enumerate(CLASSES)}
-        rows = [[o.change, o.cell, o.case, o.outcome_a or "-", o.outcome_b or "-", o.message_b[:60]]
-                for o in sorted(changed, key=lambda o: (order[o.change], o.case, o.cell))]
+def _run_line(label: str, run: dict[str, Any]) -> str:
+    sim = ", SIMULATED" if run.get("simulated") else ""
+    return f"{label}: {run.get('source', '?')} ({run.get('verdict', '?')}{sim})"
+
+
+def _outcome_lines(data: dict[str, Any]) -> list[str]:
+    counts = data["counts"]
+    out = ["", "outcomes: " + ", ".join(f"{counts.get(c, 0)} {c}" for c in CLASSES)]
+    order = {c: i for i, c in enumerate(CLASSES)}
+    rows = [[str(o.get("change")), str(o.get("cell")), str(o.get("case")), str(o.get("outcome_a") or "-"),
+             str(o.get("outcome_b") or "-"), str(o.get("message_b") or "")[:60]]
+            for o in sorted(data["outcomes"], key=lambda o: order.get(str(o.get("change")), len(CLASSES)))]
+    if rows:
         out += ["", _table(rows, ["change", "cell", "case", "A", "B", "B message"])]
-    if res.divergences_new or res.divergences_gone:
-        out.append("")
-        out += [f"new divergence: {d}" for d in res.divergences_new]
-        out += [f"divergence gone: {d}" for d in res.divergences_gone]
-    if res.latency:
-        rows = [[l.probe, l.series, _fmt(l.median_a), _fmt(l.median_b), l.unit, _ratio(l.ratio),
-                 f"[{_ratio(l.ci_low)}, {_ratio(l.ci_high)}]",
-                 "<0.001" if l.p_value < 0.001 else _fmt(l.p_value, 2), l.verdict]
-                for l in res.latency]
-        out += ["", "latency (B vs A; ratio = median B / median A, 95% bootstrap CI, "
-                    f"Mann-Whitney p; threshold {THRESHOLD:.0%}):",
-                _table(rows, ["probe", "series", "A", "B", "unit", "ratio", "CI", "p", "verdict"])]
-    out += [f"note: {n}" for n in res.notes]
-    slower = sum(1 for l in res.latency if l.verdict == "slower")
-    out += ["", "REGRESSED" if res.regressed else "no regression",
-            f"({res.count('regression')} outcome regressions, {len(res.divergences_new)} new divergences, "
-            f"{slower} slower latency series)"]
+    return out
+
+
+def _divergence_lines(data: dict[str, Any]) -> list[str]:
+    div = data["divergences"]
+    lines = [f"new divergence: {d.get('identity', '?')}" for d in div["new"] if isinstance(d, dict)]
+    lines += [f"divergence gone: {d.get('identity', '?')}" for d in div["gone"] if isinstance(d, dict)]
+    return [""] + lines if lines else []
+
+
+def _latency_lines(data: dict[str, Any]) -> list[str]:
+    if not data["latency"]:
+        return []
+    rows = [[str(l.get("probe")), str(l.get("series")), _num(l.get("median_a"), ".4g"), _num(l.get("median_b"), ".4g"),
+             str(l.get("unit", "")), _num(l.get("ratio"), ".3f"),
+             f"[{_num(l.get('ci_low'), '.3f')}, {_num(l.get('ci_high'), '.3f')}]", _p(l.get("p_value")),
+             _num(100 * l["threshold"], "g") + "%" if isinstance(l.get("threshold"), (int, float)) else "-",
+             str(l.get("verdict"))] for l in data["latency"]]
+    return ["", "latency (B vs A; ratio = median B / median A, 95% bootstrap CI, Mann-Whitney p):",
+            _table(rows, ["probe", "series", "A", "B", "unit", "ratio", "CI", "p", "threshold", "verdict"])]
+
+
+def render_text(data: dict[str, Any]) -> str:
+    """The judge's comparison for a terminal: runs, outcome changes, divergences, latency, verdict."""
+    out = [_run_line("A", data["a"]), _run_line("B", data["b"])]
+    out += _outcome_lines(data) + _divergence_lines(data) + _latency_lines(data)
+    if data["notes"]:
+        out += [""] + [f"note: {n}" for n in data["notes"]]
+    slower = sum(1 for l in data["latency"] if l.get("verdict") == "slower")
+    out += ["", "REGRESSED" if data["regressed"] else "no regression",
+            f"({data['counts'].get('regression', 0)} outcome regressions, {len(data['divergences']['new'])} "
+            f"new divergences, {slower} slower latency series; judged by cuparity compare)"]
     return "\n".join(out) + "\n"
 
 
-def render_json(res: CompareResult) -> str:
-    return json.dumps(res.to_json(), indent=2, sort_keys=True) + "\n"
+def render_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"

@@ -12,8 +12,6 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from .stats import bootstrap_median_ci, median  # noqa: E402
-
 plt.rcParams.update({
     "text.parse_math": False,  # names from results may contain '$'
     "font.size": 9,
@@ -43,8 +41,12 @@ def _short(text: str, n: int = 44) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def probes_figure(probes: Sequence[dict[str, Any]], backend_of: dict[str, str]) -> str:
-    """One panel per probe: per-round samples (dots), median and 95% bootstrap interval per series."""
+def probes_figure(probes: Sequence[dict[str, Any]], backend_of: dict[str, str],
+                  medians: dict[tuple[str, str], float]) -> str:
+    """One panel per probe: per-round samples (dots) and the runner's median (latency.stats) per series.
+
+    Nothing is computed here: the medians come from summary.json, as every verdict does.
+    """
     cols = 2 if len(probes) > 1 else 1
     rows = math.ceil(len(probes) / cols)
     heights = [max(1.8, 0.32 * max(len(p.get("samples") or {}) for p in probes) + 0.9)] * rows
@@ -56,15 +58,12 @@ def probes_figure(probes: Sequence[dict[str, Any]], backend_of: dict[str, str]) 
         names = sorted(samples, key=lambda s: (backend_of.get(s, s), s))
         for y, name in enumerate(names):
             vals = [float(v) for v in samples[name]]
-            if not vals:
-                continue
             c = colour(backend_of.get(name, ""))
             jitter = [y + 0.18 * ((i * 7919) % 11 - 5) / 5 for i in range(len(vals))]
             ax.scatter(vals, jitter, s=7, color=c, alpha=0.35, linewidths=0)
-            m = median(vals)
-            lo, hi = bootstrap_median_ci(vals)
-            ax.plot([lo, hi], [y, y], color=c, linewidth=3.2, solid_capstyle="butt")
-            ax.plot([m], [y], marker="D", color="white", markeredgecolor=c, markersize=5.5)
+            m = medians.get((str(probe.get("name")), name))
+            if m is not None:
+                ax.plot([m], [y], marker="D", color="white", markeredgecolor=c, markersize=5.5)
         ax.set_yticks(range(len(names)))
         ax.set_yticklabels([_short(n) for n in names], fontsize=7.5)
         ax.set_ylim(-0.7, len(names) - 0.3)
@@ -78,36 +77,29 @@ def probes_figure(probes: Sequence[dict[str, Any]], backend_of: dict[str, str]) 
 
 
 def history_figure(labels: Sequence[str], count_series: dict[str, Sequence[float | None]],
-                   probe_series: dict[str, dict[str, Sequence[float | None]]],
-                   driver_changes: Sequence[tuple[int, str]],
-                   change_marks: dict[tuple[str, str], Sequence[int]], units: dict[str, str]) -> str:
-    """Counts and per-probe per-backend medians over runs; driver changes and change points marked."""
+                   probe_series: dict[str, dict[str, Sequence[float | None]]], backend_of: dict[str, str],
+                   driver_changes: Sequence[tuple[int, str]], units: dict[str, str]) -> str:
+    """Counts and each probe's per-series medians (as the runner wrote them) over runs; driver changes marked."""
     panels = 1 + len(probe_series)
     fig, axes = plt.subplots(panels, 1, figsize=(12, 2.3 * panels + 0.6), sharex=True, squeeze=False)
     xs = list(range(len(labels)))
     count_colours = {"pass": "#2e7d32", "non-pass": "#c62828", "divergences": "#6a1b9a"}
 
-    def mark(ax: Any, key: tuple[str, str], ys: Sequence[float | None], c: str) -> None:
-        for i in change_marks.get(key, []):
-            if ys[i] is not None:
-                ax.scatter([i], [ys[i]], marker="v", s=90, color="#d50000", zorder=5)
+    def line(ax: Any, ys: Sequence[float | None], **style: Any) -> None:
+        pts = [(x, y) for x, y in zip(xs, ys) if y is not None]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", **style)
 
     ax = axes[0][0]
     for name, ys in count_series.items():
-        pts = [(x, y) for x, y in zip(xs, ys) if y is not None]
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name,
-                color=count_colours.get(name, OTHER_COLOUR))
-        mark(ax, ("counts", name), ys, count_colours.get(name, OTHER_COLOUR))
-    ax.set_title("results per run (▼ = change point)", loc="left", fontsize=9.5)
+        line(ax, ys, label=name, color=count_colours.get(name, OTHER_COLOUR))
+    ax.set_title("results per run", loc="left", fontsize=9.5)
     ax.legend(fontsize=8, loc="upper left", frameon=False, ncol=3)
     for row, (probe, series) in enumerate(probe_series.items(), start=1):
         ax = axes[row][0]
-        for backend, ys in series.items():
-            pts = [(x, y) for x, y in zip(xs, ys) if y is not None]
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=backend, color=colour(backend))
-            mark(ax, (probe, backend), ys, colour(backend))
-        ax.set_title(f"{probe}: median per backend ({units.get(probe, '')})", loc="left", fontsize=9.5)
-        ax.legend(fontsize=8, loc="upper left", frameon=False, ncol=4)
+        for name, ys in sorted(series.items()):
+            line(ax, ys, label=_short(name, 30), color=colour(backend_of.get(name, "")), alpha=0.8)
+        ax.set_title(f"{probe}: median per series ({units.get(probe, '')})", loc="left", fontsize=9.5)
+        ax.legend(fontsize=7, loc="upper left", frameon=False, ncol=4)
     for axrow in axes:
         for x, text in driver_changes:
             axrow[0].axvline(x - 0.5, color="#455a64", linestyle="--", linewidth=1)

@@ -1,27 +1,18 @@
-"""History store of run summaries (one file per run, plus an index) and change-point detection."""
+"""History store of run summaries: one file per run, plus an index. It stores; it does not judge."""
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from .reader import ReportInputError, Run, load_run, read_summary
 
 INDEX = "index.json"
 INDEX_SCHEMA = "cuparity.history/1"
-
-# Change points: a run is flagged when the median of the WINDOW points from it onwards differs
-# from the median of the WINDOW points before it by more than CHANGE_THRESHOLD (relative to the
-# smaller of the two), and that shift is the largest among its neighbours (one step, one flag).
-WINDOW = 3
-CHANGE_THRESHOLD = 0.10
-MIN_SIDE = 2  # points needed on each side: one odd run is not a change point
 
 
 def safe_name(text: Any, fallback: str = "unknown") -> str:
@@ -87,8 +78,9 @@ def _write_index(store: Path, entries: list[dict[str, Any]]) -> None:
 def add(run_path: str | os.PathLike[str], store: str | os.PathLike[str]) -> tuple[str, bool]:
     """Copies a run's summary into the store; returns (key, whether it was new)."""
     run = load_run(run_path)
-    if run.rebuilt:
-        raise ReportInputError(run.source, "the history store takes finished runs (no summary.json here)")
+    if run.raw:
+        raise ReportInputError(run.source, "the history store takes runs with a verdict (no summary.json here; "
+                               "`cuparity merge` writes one)")
     root = Path(store)
     root.mkdir(parents=True, exist_ok=True)
     key = run_key(run)
@@ -128,58 +120,3 @@ def render_list(store: str | os.PathLike[str]) -> str:
                      f"{rev:<14} {str(e.get('verdict', '')):<11} "
                      f"{c.get('pass', 0)}/{fails}/{e.get('divergences', 0)}{sim}")
     return "\n".join(lines) + "\n"
-
-
-@dataclass
-class ChangePoint:
-    index: int  # first point after the change
-    before: float
-    after: float
-
-    @property
-    def ratio(self) -> float:
-        return self.after / self.before if self.before else math.inf
-
-
-def _median(values: list[float]) -> float:
-    v = sorted(values)
-    mid = len(v) // 2
-    return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
-
-
-def _rel(before: float, after: float) -> float:
-    """Symmetric relative shift: |after - before| over the smaller magnitude (up and down alike)."""
-    low = min(abs(before), abs(after))
-    if low == 0:
-        return math.inf if after != before else 0.0
-    return abs(after - before) / low
-
-
-def change_points(values: Sequence[float | None], window: int = WINDOW,
-                  threshold: float = CHANGE_THRESHOLD) -> list[ChangePoint]:
-    """Median-shift change points over a series ordered by time (None = no value, skipped).
-
-    For each point j with at least MIN_SIDE points on either side, compare the median of the `window` points before it with the median of
-    `window` points from j on. A shift beyond `threshold` is a change point at j when it is the
-    largest within `window - 1` points either side (ties broken by the shift of the window means,
-    which peaks exactly at a step), so one step is flagged once.
-    """
-    pts = [(i, float(v)) for i, v in enumerate(values) if v is not None and math.isfinite(float(v))]
-    scored: list[tuple[tuple[float, float, float], ChangePoint]] = []
-    for j in range(MIN_SIDE, len(pts) - MIN_SIDE + 1):
-        before = [v for _, v in pts[max(0, j - window):j]]
-        after = [v for _, v in pts[j:j + window]]
-        mb, ma = _median(before), _median(after)
-        mean_b, mean_a = sum(before) / len(before), sum(after) / len(after)
-        score = (_rel(mb, ma), _rel(mean_b, mean_a), abs(mean_a - mean_b))
-        scored.append((score, ChangePoint(pts[j][0], mb, ma)))
-    found: list[ChangePoint] = []
-    last_k = -window
-    for k, (score, cp) in enumerate(scored):
-        if score[0] <= threshold:
-            continue
-        neighbours = scored[max(0, k - window + 1):k + window]
-        if all(score >= other for other, _ in neighbours) and k - last_k >= window:
-            found.append(cp)
-            last_k = k
-    return found

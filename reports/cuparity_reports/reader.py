@@ -12,11 +12,14 @@ from typing import Any
 KNOWN_SCHEMAS: dict[str, int] = {
     "cuparity.summary": 1,
     "cuparity.results": 1,
-    "cuparity.latency": 1,
+    "cuparity.latency": 2,
+    "cuparity.compare": 1,
 }
 
-OK_OUTCOMES = ("pass", "not_supported")
-CONFIGURATION_CASES = "binding.config."  # observations not compared (as in harness/compare.cpp)
+# What a run without summary.json shows instead of a verdict: the C++ judge gives verdicts.
+NO_VERDICT = "no verdict (no summary.json)"
+
+OK_OUTCOMES = ("pass", "not_supported")  # for display counts only; no verdict is made from it
 
 
 class ReportInputError(Exception):
@@ -34,7 +37,7 @@ class Run:
 
     summary: dict[str, Any]
     source: str
-    rebuilt: bool = False  # True when rebuilt from results.jsonl alone
+    raw: bool = False  # True for results.jsonl alone: raw records, no verdict
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -147,48 +150,22 @@ def read_events(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], boo
     return events, truncated
 
 
-def group_key(config: dict[str, Any]) -> str:
-    """The semantic-group key the runner gives a cell's effective config."""
-    return (
-        f"stream0={config.get('stream0', '')} driver={config.get('driver_path', '')} "
-        f"include={config.get('include_path', '')}"
-    )
+def merge_hint(matrix_path: str, run_dir: str) -> str:
+    """The command that gives a run without summary.json its verdict (from the C++ judge)."""
+    return f"cuparity merge {matrix_path or 'MATRIX'} {run_dir} -o {run_dir}"
 
 
-def _divergences(results: list[dict[str, Any]], cell_group: dict[str, str]) -> list[dict[str, Any]]:
-    """Outcome and observation differences between cells of one group, as the runner reports them."""
-    by_group_case: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
-    for r in results:
-        grp = cell_group.get(r["cell"])
-        if grp is None:
-            continue
-        by_group_case.setdefault((grp, r["case"]), {})[r["cell"]] = r
-    found: list[dict[str, Any]] = []
-    for (grp, case), per_cell in sorted(by_group_case.items()):
-        if len(per_cell) < 2:
-            continue
-        cells = sorted(per_cell)
-        outcomes = {c: per_cell[c].get("outcome") for c in cells}
-        if len({json.dumps(v) for v in outcomes.values()}) > 1:
-            found.append({"group": grp, "case": case, "key": "outcome", "values": outcomes})
-        if case.startswith(CONFIGURATION_CASES):
-            continue  # these observe the configuration itself, which differs by design
-        keys = sorted({k for c in cells for k in (per_cell[c].get("observations") or {})})
-        for k in keys:
-            values = {c: (per_cell[c].get("observations") or {}).get(k) for c in cells}
-            if len({json.dumps(v, sort_keys=True) for v in values.values()}) > 1:
-                found.append({"group": grp, "case": case, "key": f"observations.{k}", "values": values})
-    return found
+def raw_from_events(events: list[dict[str, Any]], source: str, truncated: bool) -> Run:
+    """The records of results.jsonl as they are: cells, the last result per (cell, case), counts.
 
-
-def rebuild_from_events(events: list[dict[str, Any]], source: str, truncated: bool) -> Run:
-    """A summary-like view from results.jsonl alone (expectations and baselines not applied)."""
+    No verdict, groups, problems or divergences: those are the judge's (`cuparity merge` writes
+    them into summary.json from the same records), and the notes say how to get them.
+    """
     head = events[0]
     cells: dict[str, dict[str, Any]] = {}
     results: dict[tuple[str, str], dict[str, Any]] = {}
-    problems: list[dict[str, Any]] = []
-    latency: dict[str, Any] | None = None
-    wall: float | None = None
+    errors: list[str] = []
+    wall: Any = None
 
     def cell_entry(cell_id: str) -> dict[str, Any]:
         return cells.setdefault(cell_id, {"id": cell_id, "label": "", "env": {}, "config": None})
@@ -197,17 +174,12 @@ def rebuild_from_events(events: list[dict[str, Any]], source: str, truncated: bo
         kind = e.get("type")
         if kind == "cell":
             c = cell_entry(str(e.get("cell", "")))
-            config = e.get("config")
-            c["config"] = config
-            c["device"] = e.get("device", "")
-            c["startup_ms"] = e.get("startup_ms") or {}
-            if isinstance(config, dict):
-                c["env"] = dict(config.get("variables") or {})
-                c["group"] = group_key(config)
+            config = e.get("config") if isinstance(e.get("config"), dict) else None
+            c.update(config=config, device=e.get("device", ""), startup_ms=e.get("startup_ms") or {},
+                     env=dict((config or {}).get("variables") or {}))
         elif kind == "cell_error":
             cell_entry(str(e.get("cell", "")))
-            problems.append({"kind": "cell_error", "cell": e.get("cell", ""), "case": "",
-                             "message": f"{e.get('kind', '')}: {e.get('message', '')}"})
+            errors.append(f"cell_error record: {e.get('cell', '')}: {e.get('kind', '')}: {e.get('message', '')}")
         elif kind == "case":
             cell_entry(str(e.get("cell", "")))
             results[(str(e.get("cell", "")), str(e.get("case", "")))] = {
@@ -217,9 +189,6 @@ def rebuild_from_events(events: list[dict[str, Any]], source: str, truncated: bo
             }
         elif kind == "functional_phase":
             wall = e.get("wall_s")
-        elif kind == "latency":
-            latency = {k: v for k, v in e.items() if k != "type"}
-            _check_latency(latency, source)
 
     result_list = sorted(results.values(), key=lambda r: (r["cell"], r["case"]))
     counts: dict[str, int] = {}
@@ -227,20 +196,16 @@ def rebuild_from_events(events: list[dict[str, Any]], source: str, truncated: bo
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
         cc = cells[r["cell"]].setdefault("counts", {})
         cc[r["outcome"]] = cc.get(r["outcome"], 0) + 1
-        if r["outcome"] not in OK_OUTCOMES:
-            problems.append({"kind": "failure", "cell": r["cell"], "case": r["case"],
-                             "message": f"{r['outcome']}: {r['message']}"})
-    cell_group = {cid: c["group"] for cid, c in cells.items() if c.get("group")}
-    groups: dict[str, list[str]] = {}
-    for cid, grp in cell_group.items():
-        groups.setdefault(grp, []).append(cid)
-    divergences = _divergences(result_list, cell_group)
-    notes = ["rebuilt from results.jsonl (no summary.json): expectations and baselines not applied"]
+    run_dir = str(Path(source).parent)
+    notes = [f"No summary.json, so no verdict, groups or divergences: these are the raw records of {source}. `{merge_hint(str(head.get('matrix_path', '')), run_dir)}` writes the "
+             "summary.json (the verdict) of what was recorded; `cuparity run MATRIX --out DIR --resume` "
+             "completes the run."]
     if truncated:
         notes.append("the last line of results.jsonl was cut off and skipped")
+    notes += errors
     summary: dict[str, Any] = {
         "schema": "cuparity.summary/1",
-        "verdict": "incomplete",
+        "verdict": NO_VERDICT,
         "exit_code": None,
         "provenance": head.get("provenance") or {},
         "matrix": {"name": head.get("matrix", ""), "path": head.get("matrix_path", ""), "description": ""},
@@ -250,15 +215,15 @@ def rebuild_from_events(events: list[dict[str, Any]], source: str, truncated: bo
         "functional_wall_s": wall,
         "counts": counts,
         "results_count": len(result_list),
-        "allowed": 0,
+        "allowed": None,
         "cells": list(cells.values()),
-        "groups": [{"key": k, "cells": sorted(v)} for k, v in sorted(groups.items())],
-        "divergences": divergences,
-        "problems": problems,
+        "groups": [],
+        "divergences": [],
+        "problems": [],
         "results": result_list,
-        "latency": latency,
+        "latency": None,
     }
-    return Run(summary=summary, source=source, rebuilt=True, notes=notes)
+    return Run(summary=summary, source=source, raw=True, notes=notes)
 
 
 def load_run(path: str | os.PathLike[str]) -> Run:
@@ -269,11 +234,11 @@ def load_run(path: str | os.PathLike[str]) -> Run:
             return read_summary(p / "summary.json")
         if (p / "results.jsonl").is_file():
             events, truncated = read_events(p / "results.jsonl")
-            return rebuild_from_events(events, str(p / "results.jsonl"), truncated)
+            return raw_from_events(events, str(p / "results.jsonl"), truncated)
         raise ReportInputError(p, "run directory holds neither summary.json nor results.jsonl")
     if not p.exists():
         raise ReportInputError(p, "no such file or directory")
     if p.name.endswith(".jsonl"):
         events, truncated = read_events(p)
-        return rebuild_from_events(events, str(p), truncated)
+        return raw_from_events(events, str(p), truncated)
     return read_summary(p)

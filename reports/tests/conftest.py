@@ -17,3 +17,16 @@ H200_RUN = REPORTS / "runs" / "2026-11-29-h200-e0713a5"
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def cuparity_bin() -> Path:
+    """The judge. The reports render its verdicts, so these tests need it built (scripts/test
+    builds it before pytest); without it they fail rather than pass without the judge."""
+    from cuparity_reports.compare import find_cuparity
+    from cuparity_reports.reader import ReportInputError
+
+    try:
+        return find_cuparity()
+    except ReportInputError as e:
+        pytest.fail(f"{e} (build it with scripts/build, or set CUPARITY_BIN)")

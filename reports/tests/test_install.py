@@ -32,22 +32,26 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return target
 
 
-def run_installed(target: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Runs the installed console script; only the install directory is on PYTHONPATH."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+def run_installed(target: Path, *args: str, cwd: Path, binary: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Runs the installed console script; only the install directory is on PYTHONPATH. Away from the
+    repository it finds the judge through CUPARITY_BIN (or PATH)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "CUPARITY_BIN", "CUPARITY_BUILD_DIR")}
     env["PYTHONPATH"] = str(target)
+    if binary:
+        env["CUPARITY_BIN"] = str(binary)
     return subprocess.run([str(target / "bin" / "cuparity-report"), *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=60)
 
 
-def test_console_script_compare_json(installed: Path, tmp_path: Path) -> None:
-    r = run_installed(installed, "compare", str(FIXTURES / "cmp-a"), str(FIXTURES / "cmp-b"), "--json", cwd=tmp_path)
+def test_console_script_compare_json(installed: Path, tmp_path: Path, cuparity_bin: Path) -> None:
+    a, b = str(FIXTURES / "cmp-a"), str(FIXTURES / "cmp-b")
+    r = run_installed(installed, "compare", a, b, "--json", cwd=tmp_path, binary=cuparity_bin)
     assert r.returncode == 1, r.stderr
     data = json.loads(r.stdout)
     assert data["regressed"] is True and data["counts"]["regression"] == 2
-    back = run_installed(installed, "compare", str(FIXTURES / "cmp-b"), str(FIXTURES / "cmp-a"), "--json", cwd=tmp_path)
+    back = run_installed(installed, "compare", b, a, "--json", cwd=tmp_path, binary=cuparity_bin)
     assert back.returncode == 0 and json.loads(back.stdout)["counts"]["fix"] == 2
-    bad = run_installed(installed, "compare", "nope-a", "nope-b", cwd=tmp_path)
+    bad = run_installed(installed, "compare", "nope-a", "nope-b", cwd=tmp_path, binary=cuparity_bin)
     assert bad.returncode == 2 and "nope-a" in bad.stderr
 
 

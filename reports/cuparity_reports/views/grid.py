@@ -81,7 +81,8 @@ def grid_view(ix: RunIndex) -> dict[str, Any]:
     for c in ix.cells:
         by_group.setdefault(str(c.get("group") or ""), []).append(c)
     ordered = [k for k in ix.group_keys if k in by_group] + [k for k in by_group if k not in ix.group_keys]
-    groups = [{"label": f"{ix.group_name[g]}: {g}" if g else "cells that never started",
+    ungrouped = "cells (no summary.json, so no semantic groups)" if ix.run.raw else "cells that never started"
+    groups = [{"label": f"{ix.group_name[g]}: {g}" if g else ungrouped,
                "rows": [grid_row(ix, cell, cases, first) for cell in by_group[g]]} for g in ordered]
     return {
         "empty": False,

@@ -1,0 +1,92 @@
+// `cuparity compare A B`: run B against run A, from their summaries alone (cuparity.compare/1).
+#include "harness/cli/commands.hpp"
+#include "harness/protocol/exit_codes.hpp"
+#include "harness/report/run_comparison.hpp"
+#include "harness/run/plan.hpp"
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+namespace cuparity::cli {
+namespace {
+
+struct compare_options {
+  std::string a, b, json, matrix;
+  double threshold = 0;
+};
+
+/// The latency settings the comparison is judged by: the matrix's (or the defaults), then the
+/// command line's overrides. False when the matrix cannot be read (already reported).
+bool latency_rule_settings(const compare_options &opt, latency_settings &out) {
+  if (!opt.matrix.empty()) {
+    auto m = load_known_matrix(opt.matrix, "compare");
+    if (!m)
+      return false;
+    out = m->latency;
+  }
+  if (opt.threshold > 0)
+    out.regression_threshold = opt.threshold;
+  return true;
+}
+
+/// Writes the JSON to `target` ("-" is stdout); false (reported) when the file cannot be written.
+bool write_json(const run_comparison &c, const std::string &target) {
+  const auto text = compare_json(c).dump(2) + "\n";
+  if (target == "-") {
+    std::cout << text << std::flush;
+    return true;
+  }
+  std::ofstream out(target);
+  out << text;
+  out.close();
+  if (!out) {
+    std::cerr << "cuparity compare: --json " << target << ": cannot be written\n";
+    return false;
+  }
+  return true;
+}
+
+int compare(const compare_options &opt) {
+  latency_settings settings;
+  if (!latency_rule_settings(opt, settings))
+    return exit_code::bad_input;
+  run_comparison c;
+  try {
+    const auto a = read_recorded_run(opt.a);
+    const auto b = read_recorded_run(opt.b);
+    c = compare_runs(a, b, settings);
+  } catch (const summary_input_error &e) {
+    std::cerr << "cuparity compare: " << e.what() << "\n";
+    return exit_code::bad_input;
+  }
+  if (!opt.json.empty() && !write_json(c, opt.json))
+    return exit_code::bad_input;
+  if (opt.json != "-")
+    print_compare(std::cout, c);
+  return compare_exit_code(c);
+}
+
+} // namespace
+
+void add_compare_command(CLI::App &app, action &run) {
+  auto opt = std::make_shared<compare_options>();
+  auto *cmd = app.add_subcommand(
+      "compare", "Compare run B against run A (their summary.json): outcome changes, new and "
+                 "gone divergences, latency per probe series. Exit 0: nothing regressed; 1: B "
+                 "regressed; 2: bad input");
+  cmd->add_option("a", opt->a, "Run A: a run directory or its summary.json")->required();
+  cmd->add_option("b", opt->b, "Run B: a run directory or its summary.json")->required();
+  cmd->add_option("--json", opt->json,
+                  "Write cuparity.compare/1 JSON to FILE ('-': stdout, "
+                  "and no console report)");
+  cmd->add_option("--matrix", opt->matrix,
+                  "Judge latency with this matrix's [latency] thresholds "
+                  "(default: the built-in ones, docs/latency.md)");
+  cmd->add_option("--threshold", opt->threshold,
+                  "Relative latency threshold (overrides regression_threshold; default 0.05)")
+      ->check(CLI::PositiveNumber);
+  cmd->callback([opt, &run] { run = [opt] { return compare(*opt); }; });
+}
+
+} // namespace cuparity::cli

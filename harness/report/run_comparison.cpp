@@ -1,0 +1,81 @@
+// Run B against run A: the functional rules of verdict/ and the latency rule of latency/.
+#include "harness/report/run_comparison.hpp"
+
+#include "harness/latency/latency_rule.hpp"
+#include "harness/protocol/exit_codes.hpp"
+
+#include <algorithm>
+
+namespace cuparity {
+namespace {
+
+void note_series_in_one_run(const std::string &probe, const recorded_probe &a,
+                            const recorded_probe &b, std::vector<std::string> &notes) {
+  for (const auto &[series, values] : a.samples)
+    if (!b.samples.count(series))
+      notes.push_back("probe " + probe + " series " + series + " only in A");
+  for (const auto &[series, values] : b.samples)
+    if (!a.samples.count(series))
+      notes.push_back("probe " + probe + " series " + series + " only in B");
+}
+
+void compare_probes(const recorded_run &a, const recorded_run &b, const latency_settings &l,
+                    run_comparison &out) {
+  for (const auto &[probe, pb] : b.latency) {
+    auto pa = a.latency.find(probe);
+    if (pa == a.latency.end()) {
+      out.notes.push_back("probe " + probe + " only in B");
+      continue;
+    }
+    if (pa->second.unit != pb.unit) {
+      out.notes.push_back("probe " + probe + " is in " + pa->second.unit + " in A and " + pb.unit +
+                          " in B: not compared");
+      continue;
+    }
+    const auto rule = rule_for(l, probe, pb.unit);
+    for (auto &change : compare_across_runs(probe, pa->second.samples, pb.samples, rule))
+      out.latency.push_back({std::move(change), pb.unit});
+    note_series_in_one_run(probe, pa->second, pb, out.notes);
+  }
+  for (const auto &[probe, pa] : a.latency)
+    if (!b.latency.count(probe))
+      out.notes.push_back("probe " + probe + " only in A");
+}
+
+} // namespace
+
+std::size_t run_comparison::count(outcome_change c) const {
+  return static_cast<std::size_t>(std::count_if(
+      outcomes.begin(), outcomes.end(), [c](const result_change &r) { return r.change == c; }));
+}
+
+std::size_t run_comparison::slower() const {
+  return static_cast<std::size_t>(
+      std::count_if(latency.begin(), latency.end(),
+                    [](const latency_change &l) { return l.change.regression(); }));
+}
+
+bool run_comparison::regressed() const {
+  return count(outcome_change::regression) > 0 || !divergences.added.empty() || slower() > 0;
+}
+
+run_comparison compare_runs(const recorded_run &a, const recorded_run &b,
+                            const latency_settings &latency) {
+  run_comparison out;
+  out.a = a.header;
+  out.b = b.header;
+  out.outcomes = compare_outcomes(a.results, b.results);
+  out.divergences = compare_divergences(a.divergences, b.divergences);
+  if (a.has_latency && b.has_latency)
+    compare_probes(a, b, latency, out);
+  else if (a.has_latency || b.has_latency)
+    out.notes.push_back(std::string("latency only in ") + (a.has_latency ? "A" : "B") +
+                        ": no latency comparison");
+  return out;
+}
+
+int compare_exit_code(const run_comparison &c) {
+  return c.regressed() ? exit_code::failures : exit_code::ok;
+}
+
+} // namespace cuparity

@@ -1,0 +1,53 @@
+// `cuparity compare`: run B against run A, outcomes, divergences and latency (cuparity.compare/1).
+#pragma once
+
+#include "harness/latency/run_vs_run_latency.hpp"
+#include "harness/matrix/matrix.hpp"
+#include "harness/report/summary_reader.hpp"
+#include "harness/verdict/divergence_changes.hpp"
+#include "harness/verdict/outcome_changes.hpp"
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace cuparity {
+
+inline constexpr const char *compare_schema = "cuparity.compare/1";
+
+/// One latency series judged run against run, with the unit its values are in.
+struct latency_change {
+  series_change change;
+  std::string unit;
+};
+
+struct run_comparison {
+  run_header a, b;
+  std::vector<result_change> outcomes; ///< every (cell, case) pair of either run
+  divergence_changes divergences;
+  std::vector<latency_change> latency;
+  std::vector<std::string> notes; ///< what could not be compared (a probe or series one run lacks)
+
+  [[nodiscard]] std::size_t count(outcome_change c) const;
+  [[nodiscard]] std::size_t slower() const; ///< latency series slower in B
+  /// B regressed: an outcome regression, a new divergence, or a latency series slower.
+  [[nodiscard]] bool regressed() const;
+};
+
+/// B against A. Latency series are judged by rule_for(`latency`, probe, B's unit), the rule the
+/// runner's --latency-baseline uses.
+[[nodiscard]] run_comparison compare_runs(const recorded_run &a, const recorded_run &b,
+                                          const latency_settings &latency);
+
+/// 0 when nothing regressed, 1 when B regressed (exit_codes.hpp).
+[[nodiscard]] int compare_exit_code(const run_comparison &c);
+
+/// The comparison as cuparity.compare/1 JSON (docs/formats.md); non-finite numbers are null.
+[[nodiscard]] nlohmann::json compare_json(const run_comparison &c);
+
+/// The console report: counts, every changed pair, divergences, the latency table, the verdict.
+void print_compare(std::ostream &out, const run_comparison &c);
+
+} // namespace cuparity

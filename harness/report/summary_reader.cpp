@@ -1,0 +1,140 @@
+// Reading summary.json back: one function per section, every member checked where it is read.
+#include "harness/report/summary_reader.hpp"
+
+#include "harness/protocol/json_input.hpp"
+#include "harness/report/summary.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+namespace cuparity {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+/// The latency block this cuparity writes. /1 (before paired blocks) is still read: its samples,
+/// which is all a run-vs-run comparison takes, have the same shape.
+constexpr const char *latency_schema = "cuparity.latency/2";
+constexpr const char *older_latency_schema = "cuparity.latency/1";
+
+std::string optional_string(const json &parent, const std::string &path, const char *name) {
+  const auto *v = optional_member(parent, path, name, json_kind::string);
+  return v ? v->get<std::string>() : "";
+}
+
+void check_schema(const json &parent, const std::string &path, const std::string &expected) {
+  const auto where = member_path(path, "schema");
+  const auto schema = member(parent, path, "schema", json_kind::string).get<std::string>();
+  if (schema == expected)
+    return;
+  const auto family = expected.substr(0, expected.find('/') + 1);
+  if (schema.rfind(family, 0) == 0)
+    throw json_input_error(where, "'" + schema +
+                                      "' is a version this cuparity does not read (it "
+                                      "reads " +
+                                      expected + ")");
+  throw json_input_error(where, "'" + schema + "' where " + expected + " was expected");
+}
+
+run_header read_header(const json &s, const std::string &source) {
+  run_header h;
+  h.source = source;
+  h.verdict = member(s, "", "verdict", json_kind::string).get<std::string>();
+  h.exit_code = member(s, "", "exit_code", json_kind::number).get<int>();
+  h.started = optional_string(s, "", "started");
+  if (const auto *p = optional_member(s, "", "provenance", json_kind::object)) {
+    h.git_revision = optional_string(*p, "provenance", "git_revision");
+    if (const auto *sim = optional_member(*p, "provenance", "simulated", json_kind::boolean))
+      h.simulated = sim->get<bool>();
+  }
+  return h;
+}
+
+run_result read_result(const json &r, const std::string &path) {
+  require_kind(r, path, json_kind::object);
+  run_result out;
+  out.cell = member(r, path, "cell", json_kind::string).get<std::string>();
+  out.case_id = member(r, path, "case", json_kind::string).get<std::string>();
+  const auto name = member(r, path, "outcome", json_kind::string).get<std::string>();
+  const auto o = parse_outcome(name);
+  if (!o)
+    throw json_input_error(member_path(path, "outcome"), "unknown outcome '" + name + "'");
+  out.result = *o;
+  out.message = optional_string(r, path, "message");
+  return out;
+}
+
+divergence read_divergence(const json &d, const std::string &path) {
+  require_kind(d, path, json_kind::object);
+  divergence out;
+  out.group = member(d, path, "group", json_kind::string).get<std::string>();
+  out.case_id = member(d, path, "case", json_kind::string).get<std::string>();
+  out.key = member(d, path, "key", json_kind::string).get<std::string>();
+  for (const auto &[cell, value] : member(d, path, "values", json_kind::object).items())
+    out.values[cell] = value;
+  return out;
+}
+
+recorded_run read_sections(const json &s, const std::string &source) {
+  require_kind(s, "", json_kind::object);
+  check_schema(s, "", summary_schema);
+  recorded_run run;
+  run.header = read_header(s, source);
+  const auto &results = member(s, "", "results", json_kind::array);
+  for (std::size_t i = 0; i < results.size(); ++i)
+    run.results.push_back(read_result(results[i], element_path("results", i)));
+  const auto &divergences = member(s, "", "divergences", json_kind::array);
+  for (std::size_t i = 0; i < divergences.size(); ++i)
+    run.divergences.push_back(read_divergence(divergences[i], element_path("divergences", i)));
+  if (const auto *lat = optional_member(s, "", "latency", json_kind::object)) {
+    if (lat->value("schema", "") != older_latency_schema)
+      check_schema(*lat, "latency", latency_schema);
+    run.has_latency = true;
+    run.latency = read_recorded_latency(*lat, "latency");
+  }
+  return run;
+}
+
+} // namespace
+
+summary_input_error::summary_input_error(std::string file, std::string member,
+                                         const std::string &problem)
+    : std::runtime_error(file + ": " + (member.empty() ? "" : member + ": ") + problem),
+      m_file(std::move(file)), m_member(std::move(member)) {}
+
+recorded_run recorded_run_from_json(const json &summary, const std::string &source) {
+  try {
+    return read_sections(summary, source);
+  } catch (const json_input_error &e) {
+    const std::string what = e.what();
+    const auto path = e.path().empty() ? std::string("(top level)") : e.path();
+    throw summary_input_error(source, path, what.substr(e.path().size() + 2));
+  }
+}
+
+recorded_run read_recorded_run(const std::string &path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec))
+    throw summary_input_error(path, "", "no such file or directory");
+  std::string file = path;
+  if (fs::is_directory(path, ec)) {
+    file = (fs::path(path) / "summary.json").string();
+    if (!fs::exists(file, ec))
+      throw summary_input_error(path, "",
+                                "no summary.json in this run directory (a run without one: "
+                                "`cuparity merge MATRIX DIR -o DIR` writes it from results.jsonl)");
+  }
+  std::ifstream in(file);
+  if (!in)
+    throw summary_input_error(file, "", "cannot be read");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error &e) {
+    throw summary_input_error(file, "", std::string("not valid JSON (") + e.what() + ")");
+  }
+  return recorded_run_from_json(j, file);
+}
+
+} // namespace cuparity

@@ -1,0 +1,309 @@
+// Run against run (`cuparity compare`) on summaries alone: each class of outcome change, new and
+// gone divergences, latency slower and same by the runner's own rule, and bad input by name.
+#include "harness/latency/latency_summary.hpp"
+#include "harness/protocol/exit_codes.hpp"
+#include "harness/protocol/records.hpp"
+#include "harness/report/run_comparison.hpp"
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+using namespace cuparity;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char *legacy_group = "stream0=legacy driver=/usr/lib/libcuda.so.1 include=/usr/include";
+
+/// A summary with the given (cell, case, outcome) results, no divergence and no latency.
+json summary_of(const std::vector<std::array<const char *, 3>> &results) {
+  json r = json::array();
+  for (const auto &[cell, case_id, outcome] : results)
+    r.push_back({{"cell", cell}, {"case", case_id}, {"outcome", outcome}, {"message", ""}});
+  return {{"schema", "cuparity.summary/1"},
+          {"verdict", "equivalent"},
+          {"exit_code", 0},
+          {"provenance", {{"git_revision", "abc"}, {"simulated", true}}},
+          {"results", r},
+          {"divergences", json::array()},
+          {"latency", nullptr}};
+}
+
+json divergence_of(const std::string &group, const std::string &case_id, const std::string &key) {
+  return {{"group", group}, {"case", case_id}, {"key", key}, {"values", {{"a", 1}, {"b", 2}}}};
+}
+
+/// Per-round values around `centre` with a fixed small wobble.
+std::vector<double> rounds(double centre) {
+  std::vector<double> out;
+  for (double w : {0.0, 0.4, -0.4, 0.2, -0.2, 0.1, -0.1, 0.3, -0.3})
+    out.push_back(centre * (1 + w / 100));
+  return out;
+}
+
+json latency_of(const std::map<std::string, std::vector<double>> &samples,
+                const std::string &unit = "ns") {
+  return {{"schema", "cuparity.latency/2"},
+          {"probes", {{{"name", "launch.x"}, {"unit", unit}, {"samples", samples}}}}};
+}
+
+run_comparison compare(const json &a, const json &b) {
+  return compare_runs(recorded_run_from_json(a, "a.json"), recorded_run_from_json(b, "b.json"),
+                      latency_settings{});
+}
+
+std::string scratch(const std::string &name) {
+  auto dir = fs::temp_directory_path() / "cuparity-compare-tests" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+std::string write(const std::string &dir, const std::string &name, const std::string &text) {
+  const auto path = dir + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+/// The error read_recorded_run gives for a file holding `text`.
+std::string input_error(const std::string &text) {
+  const auto path = write(scratch("bad"), "summary.json", text);
+  try {
+    (void)read_recorded_run(path);
+  } catch (const summary_input_error &e) {
+    CHECK(e.file() == path);
+    return e.what();
+  }
+  FAIL("no error for " << text);
+  return "";
+}
+
+} // namespace
+
+TEST_CASE("classify_change: every class of a (cell, case) pair", "[compare]") {
+  CHECK(classify_change(outcome::pass, outcome::fail) == outcome_change::regression);
+  CHECK(classify_change(outcome::not_supported, outcome::crash) == outcome_change::regression);
+  CHECK(classify_change(outcome::fail, outcome::pass) == outcome_change::fix);
+  CHECK(classify_change(outcome::timeout, outcome::not_supported) == outcome_change::fix);
+  CHECK(classify_change(outcome::fail, outcome::crash) == outcome_change::changed);
+  CHECK(classify_change(outcome::pass, outcome::not_supported) == outcome_change::changed);
+  CHECK(classify_change(std::nullopt, outcome::pass) == outcome_change::added);
+  CHECK(classify_change(outcome::pass, std::nullopt) == outcome_change::missing);
+  CHECK(classify_change(outcome::pass, outcome::pass) == outcome_change::unchanged);
+  CHECK(to_string(outcome_change::added) == "new");
+}
+
+TEST_CASE("outcomes of two summaries: each class once, counted and listed in the JSON",
+          "[compare]") {
+  const auto a = summary_of({{"c0", "x.reg", "pass"},
+                             {"c0", "x.fix", "fail"},
+                             {"c0", "x.gone", "pass"},
+                             {"c0", "x.same", "pass"},
+                             {"c0", "x.other", "fail"}});
+  auto b = summary_of({{"c0", "x.reg", "crash"},
+                       {"c0", "x.fix", "pass"},
+                       {"c0", "x.new", "pass"},
+                       {"c0", "x.same", "pass"},
+                       {"c0", "x.other", "timeout"}});
+  b["results"][0]["message"] = "killed by signal 11";
+  const auto c = compare(a, b);
+  std::map<std::string, std::string> got;
+  for (const auto &r : c.outcomes)
+    got[r.case_id] = std::string(to_string(r.change));
+  CHECK(got == std::map<std::string, std::string>{{"x.reg", "regression"},
+                                                  {"x.fix", "fix"},
+                                                  {"x.gone", "missing"},
+                                                  {"x.new", "new"},
+                                                  {"x.same", "unchanged"},
+                                                  {"x.other", "changed"}});
+  CHECK(c.regressed());
+  CHECK(compare_exit_code(c) == exit_code::failures);
+  const auto j = compare_json(c);
+  CHECK(j["schema"] == "cuparity.compare/1");
+  CHECK(j["regressed"] == true);
+  CHECK(j["exit_code"] == 1);
+  CHECK(j["counts"] == json{{"regression", 1},
+                            {"fix", 1},
+                            {"changed", 1},
+                            {"new", 1},
+                            {"missing", 1},
+                            {"unchanged", 1}});
+  CHECK(j["outcomes"].size() == 5);  // unchanged pairs are counted, not listed
+  const auto reg = j["outcomes"][4]; // listed by cell, then case: x.fix, x.gone, x.new, ...
+  CHECK(reg["case"] == "x.reg");
+  CHECK(reg["outcome_a"] == "pass");
+  CHECK(reg["outcome_b"] == "crash");
+  CHECK(reg["message_b"] == "killed by signal 11");
+  CHECK(j["a"]["verdict"] == "equivalent");
+  CHECK(j["b"]["source"] == "b.json");
+  // The other way round, the regression is a fix and the fix a regression.
+  const auto back = compare(b, a);
+  CHECK(back.count(outcome_change::fix) == 1);
+  CHECK(back.count(outcome_change::regression) == 1);
+  CHECK(back.count(outcome_change::added) == 1);
+  CHECK_FALSE(compare(b, b).regressed());
+  CHECK(compare_exit_code(compare(a, a)) == exit_code::ok);
+}
+
+TEST_CASE("divergences: new and gone, matched across hosts by mode and driver file", "[compare]") {
+  auto a = summary_of({});
+  auto b = summary_of({});
+  const std::string other_host =
+      "stream0=legacy driver=/opt/drv/libcuda.so.1 include=/usr/local/cuda-13/include";
+  a["divergences"] = {divergence_of(legacy_group, "alloc.copy", "outcome"),
+                      divergence_of(legacy_group, "ctx.facts", "observations.total_memory")};
+  b["divergences"] = {divergence_of(other_host, "ctx.facts", "observations.total_memory"),
+                      divergence_of("stream0=per-thread driver=/usr/lib/libcuda.so.1 include=/i",
+                                    "alloc.copy", "outcome")};
+  const auto c = compare(a, b);
+  REQUIRE(c.divergences.added.size() == 1);
+  CHECK(divergence_identity(c.divergences.added[0]) ==
+        "alloc.copy outcome [stream0=per-thread driver=libcuda.so.1]");
+  REQUIRE(c.divergences.gone.size() == 1);
+  CHECK(c.divergences.gone[0].case_id == "alloc.copy");
+  CHECK(c.regressed()); // a new divergence regresses, whatever the outcomes
+  const auto j = compare_json(c);
+  CHECK(j["divergences"]["new"][0]["place"] == "stream0=per-thread driver=libcuda.so.1");
+  CHECK(j["divergences"]["gone"][0]["group"] == legacy_group);
+  CHECK(j["divergences"]["new"][0]["values"]["b"] == 2);
+  CHECK_FALSE(compare(b, b).regressed());
+}
+
+TEST_CASE("latency run against run: slower and same by the runner's rule, notes for the rest",
+          "[compare]") {
+  auto a = summary_of({});
+  auto b = summary_of({});
+  a["latency"] = latency_of({{"nv=0", rounds(2000)}, {"nv=1", rounds(2000)}, {"old", rounds(5)}});
+  b["latency"] = latency_of({{"nv=0", rounds(2004)}, {"nv=1", rounds(2400)}, {"fresh", rounds(5)}});
+  const auto c = compare(a, b);
+  REQUIRE(c.latency.size() == 2);
+  CHECK(c.latency[0].change.series == "nv=0");
+  CHECK(c.latency[0].change.verdict.verdict == "same");
+  CHECK(c.latency[1].change.verdict.verdict == "slower");
+  CHECK(c.latency[1].change.n_a == 9);
+  CHECK(c.slower() == 1);
+  CHECK(c.regressed());
+  CHECK(c.notes == std::vector<std::string>{"probe launch.x series old only in A",
+                                            "probe launch.x series fresh only in B"});
+  const auto j = compare_json(c);
+  CHECK(j["latency"][1]["verdict"] == "slower");
+  CHECK(j["latency"][1]["unit"] == "ns");
+  CHECK(j["latency"][1]["ratio"].get<double>() == Approx(1.2));
+  CHECK(j["slower"] == 1);
+  // A bandwidth probe: lower is worse, and a --threshold wider than the change reads same.
+  a["latency"] = latency_of({{"nv=0", rounds(50)}}, "GB/s");
+  b["latency"] = latency_of({{"nv=0", rounds(40)}}, "GB/s");
+  CHECK(compare(a, b).latency[0].change.verdict.verdict == "slower");
+  latency_settings wide;
+  wide.regression_threshold = 0.5;
+  const auto relaxed =
+      compare_runs(recorded_run_from_json(a, "a"), recorded_run_from_json(b, "b"), wide);
+  CHECK(relaxed.latency[0].change.verdict.verdict == "same");
+  // Latency in one run only: nothing compared, and said so.
+  b["latency"] = nullptr;
+  CHECK(compare(a, b).notes ==
+        std::vector<std::string>{"latency only in A: no latency comparison"});
+}
+
+TEST_CASE("the runner's --latency-baseline and compare judge a series alike", "[compare]") {
+  matrix m;
+  for (const char *id : {"a", "b"}) {
+    cell c;
+    c.id = id;
+    m.cells.push_back(std::move(c));
+  }
+  auto records_of = [](double b_centre) {
+    std::vector<json> records;
+    const auto a = rounds(1000), b = rounds(b_centre);
+    for (std::size_t round = 0; round < a.size(); ++round)
+      for (const auto &[cell, value] : {std::pair{"a", a[round]}, std::pair{"b", b[round]}})
+        records.push_back(make_record(record_type::latency_sample, {{"round", round},
+                                                                    {"cell", cell},
+                                                                    {"probe", "x.call"},
+                                                                    {"series", "facade"},
+                                                                    {"kind", "host"},
+                                                                    {"unit", "ns"},
+                                                                    {"value", value}}));
+    return records;
+  };
+  bool failed = false;
+  json before = summary_of({});
+  before["latency"] = latency_summary(m, records_of(1000), nullptr, failed);
+  json after = summary_of({});
+  after["latency"] = latency_summary(m, records_of(1300), &before, failed);
+  const auto c = compare(before, after);
+  REQUIRE(c.latency.size() == after["latency"]["baseline"].size());
+  for (std::size_t i = 0; i < c.latency.size(); ++i) {
+    const auto &row = after["latency"]["baseline"][i];
+    INFO(row.dump());
+    CHECK(row["b"] == c.latency[i].change.series);
+    CHECK(row["verdict"] == c.latency[i].change.verdict.verdict);
+    CHECK(row["ratio"] == c.latency[i].change.verdict.ratio.ratio);
+    CHECK(row["regression"] == c.latency[i].change.regression());
+  }
+  CHECK(c.latency[1].change.verdict.verdict == "slower");
+}
+
+TEST_CASE("bad input names the file and the member, never a crash", "[compare]") {
+  CHECK_THAT(input_error("{not json"), Catch::Contains("not valid JSON"));
+  CHECK_THAT(input_error("[1, 2]"), Catch::Contains("(top level): expected an object"));
+  CHECK_THAT(input_error(R"({"verdict": "equivalent"})"), Catch::Contains("schema: missing"));
+  CHECK_THAT(input_error(R"({"schema": "cuparity.results/1"})"),
+             Catch::Contains("schema: 'cuparity.results/1' where cuparity.summary/1 was expected"));
+  CHECK_THAT(input_error(R"({"schema": "cuparity.summary/2"})"), Catch::Contains("does not read"));
+  auto s = summary_of({{"c0", "x", "pass"}, {"c0", "y", "pass"}});
+  s["results"][1]["outcome"] = 3;
+  CHECK_THAT(input_error(s.dump()),
+             Catch::Contains("results[1].outcome: expected a string, found number"));
+  s["results"][1]["outcome"] = "exploded";
+  CHECK_THAT(input_error(s.dump()), Catch::Contains("results[1].outcome: unknown outcome"));
+  s = summary_of({});
+  s["divergences"] = {{{"group", "g"}, {"case", "c"}, {"key", "outcome"}}};
+  CHECK_THAT(input_error(s.dump()), Catch::Contains("divergences[0].values: missing"));
+  s = summary_of({});
+  s["latency"] = latency_of({{"nv=0", {1.0, 2.0}}});
+  s["latency"]["probes"][0]["samples"]["nv=0"][1] = "fast";
+  CHECK_THAT(input_error(s.dump()),
+             Catch::Contains("latency.probes[0].samples.nv=0[1]: expected a number"));
+  s["latency"]["schema"] = "cuparity.latency/9";
+  CHECK_THAT(input_error(s.dump()), Catch::Contains("latency.schema"));
+  s = summary_of({});
+  s.erase("results");
+  CHECK_THAT(input_error(s.dump()), Catch::Contains("results: missing (expected an array)"));
+
+  const auto dir = scratch("no-summary");
+  CHECK_THROWS_WITH(read_recorded_run(dir),
+                    Catch::Contains("no summary.json") && Catch::Contains("cuparity merge"));
+  CHECK_THROWS_WITH(read_recorded_run(dir + "/nope.json"),
+                    Catch::Contains("nope.json: no such file"));
+}
+
+TEST_CASE("cuparity compare: exit codes, JSON on stdout, console report, bad input",
+          "[compare][cli]") {
+  const auto dir = scratch("cli");
+  const auto a = write(dir, "a.json", summary_of({{"c0", "x", "pass"}}).dump());
+  const auto b = write(dir, "b.json", summary_of({{"c0", "x", "fail"}}).dump());
+  auto same = test::run_cuparity({"compare", a, a}, {});
+  CHECK(same.exit_code == exit_code::ok);
+  CHECK_THAT(same.out, Catch::Contains("no regression"));
+  auto worse = test::run_cuparity({"compare", a, b, "--json", "-"}, {});
+  CHECK(worse.exit_code == exit_code::failures);
+  const auto j = json::parse(worse.out); // nothing but the JSON on stdout
+  CHECK(j["counts"]["regression"] == 1);
+  auto to_file = test::run_cuparity({"compare", a, b, "--json", dir + "/c.json"}, {});
+  CHECK(to_file.exit_code == exit_code::failures);
+  CHECK_THAT(to_file.out, Catch::Contains("REGRESSED") && Catch::Contains("regression  c0"));
+  std::ifstream written(dir + "/c.json");
+  CHECK(json::parse(written) == j);
+  const auto garbled = write(dir, "garbled.json", "{\"schema\": ");
+  auto bad = test::run_cuparity({"compare", a, garbled}, {});
+  CHECK(bad.exit_code == exit_code::bad_input);
+  CHECK_THAT(bad.err, Catch::Contains(garbled) && Catch::Contains("not valid JSON"));
+  auto missing = test::run_cuparity({"compare", dir + "/none", a}, {});
+  CHECK(missing.exit_code == exit_code::bad_input);
+  CHECK_THAT(missing.err, Catch::Contains("none: no such file"));
+}
