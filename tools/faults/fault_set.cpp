@@ -26,6 +26,8 @@ fault_set::fault_set(std::vector<fault_spec> specs) : m_specs(std::move(specs)) 
   bool delays = false;
   for (const fault_spec &f : m_specs) {
     m_faulted[index_of(f.symbol)] = 1;
+    if (f.path != call_path::any)
+      m_path_specific[index_of(f.symbol)] = 1;
     delays = delays || f.kind == fault_kind::delay_ns;
   }
   if (delays)

@@ -25,10 +25,17 @@ public:
   [[nodiscard]] bool empty() const noexcept { return m_specs.empty(); }
   [[nodiscard]] const std::vector<fault_spec> &specs() const noexcept { return m_specs; }
 
-  /// True when the symbol has a fault on any path. cuGetProcAddress then hands out the symbol's
-  /// proc twin rather than its exported function, so that a `dlsym` fault stays off the proc
-  /// path and a `proc` fault off the dlsym path. Without one, both paths bind the same address.
+  /// True when the symbol has a fault on any path: its calls cannot simply be passed through.
   [[nodiscard]] bool has_fault(symbol_id id) const noexcept { return m_faulted[index_of(id)] != 0; }
+
+  /// True when the symbol has a fault for one path only (`dlsym` or `proc`): cuGetProcAddress
+  /// must then hand out the symbol's proc twin rather than its exported function, so a `dlsym`
+  /// fault stays off the proc path and a `proc` fault off the dlsym path. Otherwise (no fault, or
+  /// only `any` faults, which both paths must show alike) both paths bind the same address, and
+  /// the binding audit matches.
+  [[nodiscard]] bool needs_twin(symbol_id id) const noexcept {
+    return m_path_specific[index_of(id)] != 0;
+  }
 
   /// Serves the faults of `id` that match `path` (dlsym or proc), in spec order: waits for each
   /// delay, raises SIGSEGV for a crash, and reports the first error and whether to corrupt.
@@ -37,6 +44,7 @@ public:
 private:
   std::vector<fault_spec> m_specs;
   std::array<std::uint8_t, symbol_count> m_faulted{};
+  std::array<std::uint8_t, symbol_count> m_path_specific{};
 };
 
 } // namespace cuparity::faults

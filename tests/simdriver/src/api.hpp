@@ -5,9 +5,9 @@
 // and becomes three functions:
 //   - extern "C" S: the exported one (what dlsym finds); applies `any` and `dlsym` faults;
 //   - cuparity::sim::twin::S: hidden, same type; applies `any` and `proc` faults. cuGetProcAddress
-//     returns it instead of S only while S has a fault on any path, so a `dlsym` fault stays off
-//     the proc path, and without a fault the binding audit sees exactly the exported address, as
-//     on the real driver (the fault shim follows the same rule);
+//     returns it instead of S only while S has a `dlsym` or `proc` fault, so a `dlsym` fault stays
+//     off the proc path, and otherwise the binding audit sees exactly the exported address, as on
+//     the real driver (the fault shim follows the same rule);
 //   - cuparity::sim::body::S: the behaviour, shared by both.
 // `corrupt` is an expression run after a successful call with an active `corrupt` fault: it
 // perturbs an out-parameter (bump(p) adds 1). Data written by queued work is perturbed by the

@@ -45,12 +45,13 @@ const proc_row proc_table[] = {
 #undef CUPARITY_SIM_PROC_PT
 };
 
-// The address handed out for a symbol: the exported function, or its twin while the symbol has a
-// fault on any path. So `proc` faults fire only for callers that came through here, `dlsym` ones
-// only for callers of the export, and a symbol without faults binds one address on both paths.
+// The address handed out for a symbol: its twin while the symbol has a `dlsym` or `proc` fault,
+// else the exported function. So `proc` faults fire only for callers that came through here,
+// `dlsym` ones only for callers of the export, and a symbol without path-specific faults binds
+// one address on both paths (fault_set::needs_twin; the fault shim uses the same rule).
 void *address_of(int id) {
   const auto sid = static_cast<symbol_id>(id);
-  return cfg().faults.has_fault(sid) ? symbol_table[id].twin : symbol_table[id].exported;
+  return cfg().faults.needs_twin(sid) ? symbol_table[id].twin : symbol_table[id].exported;
 }
 
 CUresult get_proc_address(const char *symbol, void **pfn, int version, cuuint64_t flags,

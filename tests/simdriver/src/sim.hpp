@@ -50,7 +50,7 @@ void warn(const std::string &message);
 // Every exported function tests `!= 1` once, so the no-fault hot path is one predictable branch.
 extern std::atomic<int> g_fault_gate;
 // cuGetProcAddress hands out a symbol's hidden twin instead of its exported function while the
-// symbol has a fault on any path (fault_set::has_fault), so each path sees only its own faults.
+// symbol has a `dlsym` or `proc` fault (fault_set::needs_twin), so each path sees only its own.
 
 // Set while the body of a call with an active `corrupt` fault runs. Bodies that write device data
 // (copies, memsets, kernels) capture it into the queued operation, which perturbs its output.
