@@ -6,7 +6,8 @@
 namespace cuparity::faults {
 
 /// Busy-waits about `ns` nanoseconds on the calling thread (nothing for ns <= 0). Short delays
-/// count iterations of a loop calibrated against steady_clock, so they cost no clock read;
+/// count iterations of a loop calibrated against steady_clock, so they cost no clock read, less
+/// the loops that the call itself costs (so a 2 ns delay adds about 2 ns, not 2 ns plus a call);
 /// long ones (>= clock_threshold_ns) wait for a steady_clock deadline, whose overshoot of about
 /// one clock read is then below 1 %. The first call calibrates (about a millisecond) unless
 /// calibrate_delay() ran before.
@@ -23,6 +24,7 @@ inline constexpr std::int64_t clock_threshold_ns = 2000;
 struct delay_calibration {
   double loops_per_ns = 0;  ///< spin-loop iterations per nanosecond
   double clock_read_ns = 0; ///< cost of one steady_clock::now()
+  double entry_ns = 0;      ///< the short path's fixed cost, taken off every short delay
 };
 [[nodiscard]] const delay_calibration &calibration();
 
