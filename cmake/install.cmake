@@ -13,7 +13,9 @@
 #
 # Component `cuparity` is the package. Component `simdriver` (the simulated driver, a test
 # artefact) is excluded from a plain install and from the DEB; the install test asks for it with
-# `cmake --install <build> --component simdriver`.
+# `cmake --install <build> --component simdriver`. Component `fault_shim`
+# (lib/cuparity/libcuparity_fault_shim.so, docs/fault-shim.md) likewise: a tool for putting faults
+# in front of a real driver, which no plain install should carry where a driver could be expected.
 include(GNUInstallDirs)
 
 set(CUPARITY_INSTALL_PKGLIBDIR "lib/cuparity" CACHE STRING
@@ -34,7 +36,7 @@ target_compile_definitions(cuparity_config PRIVATE
 # Debian package libbenchmark1debian, a dependency, not a copied file), and Debian rejects custom
 # search paths. The build tree keeps its $ORIGIN (CMAKE_BUILD_RPATH). A dependency found outside
 # the system folders (a private benchmark build) is still recorded, by absolute path.
-set(cuparity_installed_targets cuparity cuparity_nvidia)
+set(cuparity_installed_targets cuparity cuparity_nvidia cuparity_fault_shim)
 if(TARGET cuparity_simdriver)
   list(APPEND cuparity_installed_targets cuparity_simdriver cuparity_simdriver_legacy)
 endif()
@@ -60,3 +62,6 @@ if(TARGET cuparity_simdriver)
           LIBRARY DESTINATION ${CUPARITY_INSTALL_PKGLIBDIR}
           PERMISSIONS ${cuparity_library_permissions} COMPONENT simdriver EXCLUDE_FROM_ALL)
 endif()
+
+install(TARGETS cuparity_fault_shim LIBRARY DESTINATION ${CUPARITY_INSTALL_PKGLIBDIR}
+        PERMISSIONS ${cuparity_library_permissions} COMPONENT fault_shim EXCLUDE_FROM_ALL)

@@ -38,6 +38,14 @@ void *driver_library::symbol(const char *name) const noexcept {
   return dlsym(m_handle, name);
 }
 
+void *driver_library::symbol_behind_shim(const char *name) const noexcept {
+  if (void *own = symbol(name))
+    return own;
+  using target_query = void *(*)(const char *);
+  auto query = reinterpret_cast<target_query>(symbol("cuparity_fault_shim_target_symbol"));
+  return query != nullptr ? query(name) : nullptr;
+}
+
 std::string symbol_at(const void *address) {
   Dl_info info{};
   if (address && dladdr(address, &info) != 0 && info.dli_sname && info.dli_saddr == address)

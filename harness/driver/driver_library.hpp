@@ -29,6 +29,9 @@ public:
 
   /// dlsym in this library; nullptr when not exported.
   [[nodiscard]] void *symbol(const char *name) const noexcept;
+  /// dlsym in this library or, when it is cuparity's fault shim (tools/fault_shim), in the driver
+  /// the shim forwards to: how the simulated driver's marker is found with the shim in front.
+  [[nodiscard]] void *symbol_behind_shim(const char *name) const noexcept;
   /// The name that was opened (the explicit path, or the candidate that worked).
   [[nodiscard]] const std::string &path() const noexcept { return m_path; }
   /// The file the loader actually mapped (from dlinfo), for provenance.

@@ -95,7 +95,8 @@ std::unique_ptr<session> session::open(const settings &s, const session_options 
   // Our own handle on the driver: provenance (resolved path) and the simulated-driver marker.
   out->m_library = driver_library::open(s.driver_path);
   c.driver_path = out->m_library->resolved_path();
-  c.simulated = out->m_library->symbol("cuparity_simulated_driver") != nullptr;
+  // Through the fault shim too: the shim in front of the simulated driver is still simulated.
+  c.simulated = out->m_library->symbol_behind_shim("cuparity_simulated_driver") != nullptr;
 
   std::unique_ptr<backend> chosen;
   if (s.use_nvidia_binding) {

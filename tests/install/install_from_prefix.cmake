@@ -1,9 +1,10 @@
-# The installed tree works on its own: install the build (plus the simdriver component) into a
-# fresh prefix, then, from a folder outside the source and build trees and with no library path or
-# binding variable inherited, run the installed executable: `list`, `env --json` (the nvidia
-# backend must come from the prefix, without fallback) and the installed smoke matrix on the
-# simulated driver (verdict equivalent). Nothing is copied from the source tree, and no path of
-# the source or build tree may appear in a RUNPATH or in what the installed executable reports.
+# The installed tree works on its own: install the build (plus the simdriver and fault_shim
+# components) into a fresh prefix, then, from a folder outside the source and build trees and with
+# no library path or binding variable inherited, run the installed executable: `list`,
+# `env --json` (the nvidia backend must come from the prefix, without fallback; then through the
+# installed fault shim) and the installed smoke matrix on the simulated driver (verdict
+# equivalent). Nothing is copied from the source tree, and no path of the source or build tree may
+# appear in a RUNPATH or in what the installed executable reports.
 #
 #   cmake -DBUILD_DIR=<build> -DSOURCE_DIR=<source> [-DREADELF=<readelf>] -P install_from_prefix.cmake
 foreach(v BUILD_DIR SOURCE_DIR)
@@ -61,8 +62,8 @@ foreach(n IN LISTS names)
   unset(ENV{${n}})
 endforeach()
 
-# ---- install: the package's files, then the simulated driver (component simdriver)
-foreach(component "" simdriver)
+# ---- install: the package's files, then the simulated driver and the fault shim (components)
+foreach(component "" simdriver fault_shim)
   set(args)
   if(component)
     set(args --component ${component})
@@ -77,7 +78,7 @@ endforeach()
 set(exe "${prefix}/bin/cuparity")
 set(pkglib "${prefix}/lib/cuparity")
 foreach(f bin/cuparity lib/cuparity/libcuparity_nvidia.so lib/cuparity/libcuparity_simdriver.so
-          share/cuparity/matrices/smoke.toml share/cuparity/matrices/default.toml
+          lib/cuparity/libcuparity_fault_shim.so share/cuparity/matrices/smoke.toml share/cuparity/matrices/default.toml
           share/cuparity/matrices/baselines/driver-validation.txt share/doc/cuparity/README.md)
   if(NOT EXISTS "${prefix}/${f}")
     fail("${f} is missing from the installed tree")
@@ -163,6 +164,13 @@ expect_json("${env}" "config;simulated" ON)
 expect_json("${env}" "config;nvidia_backend_path" "${pkglib}/libcuparity_nvidia.so")
 expect_json("${env}" "config;driver_path" "${pkglib}/libcuparity_simdriver.so")
 check_no_tree_paths("cuparity env --json" "${env}")
+
+# The installed shim in front of the installed simulated driver: still labelled simulated.
+set(ENV{CUPARITY_SHIM_TARGET} "${pkglib}/libcuparity_simdriver.so")
+cuparity(env --driver "${pkglib}/libcuparity_fault_shim.so" env --json)
+unset(ENV{CUPARITY_SHIM_TARGET})
+expect_json("${env}" "config;simulated" ON)
+expect_json("${env}" "config;driver_path" "${pkglib}/libcuparity_fault_shim.so")
 
 set(out "${tmp}/smoke")
 cuparity(console --driver sim run "${prefix}/share/cuparity/matrices/smoke.toml" -j 2

@@ -131,6 +131,7 @@ TEST_CASE("faults of each kind and path", "[faults]") {
     CHECK(r.value("count_dlsym_rc") == "999");
     CHECK(r.value("count_proc_rc") == "999");
     CHECK(r.value("count_dlsym") == "0"); // the work is not done
+    // Both paths must show an `any` fault alike: no twin, one address (as in the fault shim).
     CHECK(r.value("proc_is_export") == "1");
   }
   SECTION("error through cuGetProcAddress only: a hidden twin is handed out") {
@@ -141,15 +142,17 @@ TEST_CASE("faults of each kind and path", "[faults]") {
     CHECK(r.value("count_proc_rc") == std::to_string(CUDA_ERROR_UNKNOWN));
     CHECK(r.value("proc_is_export") == "0");
   }
-  SECTION("error through dlsym only") {
-    // A `dlsym` fault lives in the exported function, which cuGetProcAddress also returns unless
-    // the symbol has a `proc` fault too; the harmless proc delay makes it hand out the twin.
-    const child_result r = run("faults", {"CUPARITY_SIM_FAULTS=cuDeviceGetCount:error=2@dlsym;"
-                                          "cuDeviceGetCount:delay_ns=1@proc"});
+  SECTION("error through dlsym only: the proc path gets the twin, without the fault") {
+    const child_result r = run("faults", {"CUPARITY_SIM_FAULTS=cuDeviceGetCount:error=2@dlsym"});
     CHECK(r.value("count_dlsym_rc") == "2");
     CHECK(r.value("count_proc_rc") == "0");
     CHECK(r.value("count_proc") == "1");
     CHECK(r.value("proc_is_export") == "0");
+  }
+  SECTION("a fault on another symbol leaves this one's proc answer the export") {
+    const child_result r = run("faults", {"CUPARITY_SIM_FAULTS=cuInit:delay_ns=1@dlsym"});
+    CHECK(r.value("count_dlsym_rc") == "0");
+    CHECK(r.value("proc_is_export") == "1");
   }
   SECTION("corrupt output: data and out-parameters") {
     const child_result r = run("faults", {"CUPARITY_SIM_FAULTS=cuMemcpyDtoH_v2:corrupt;"

@@ -5,8 +5,9 @@
 // and becomes three functions:
 //   - extern "C" S: the exported one (what dlsym finds); applies `any` and `dlsym` faults;
 //   - cuparity::sim::twin::S: hidden, same type; applies `any` and `proc` faults. cuGetProcAddress
-//     returns it instead of S only while a `proc` fault is configured for S, so without such a
-//     fault the binding audit sees exactly the exported address, as on the real driver;
+//     returns it instead of S only while S has a `dlsym` or `proc` fault, so a `dlsym` fault stays
+//     off the proc path, and otherwise the binding audit sees exactly the exported address, as on
+//     the real driver (the fault shim follows the same rule);
 //   - cuparity::sim::body::S: the behaviour, shared by both.
 // `corrupt` is an expression run after a successful call with an active `corrupt` fault: it
 // perturbs an out-parameter (bump(p) adds 1). Data written by queued work is perturbed by the
@@ -22,9 +23,9 @@ template <class Body, class Corrupt>
   (void)cfg(); // the first API call of the process reads the configuration
   if (g_fault_gate.load(std::memory_order_acquire) != 2)
     return body();
-  const fault_outcome outcome = apply_faults(id, path);
+  const faults::fault_outcome outcome = cfg().faults.apply(id, path);
   if (outcome.fail)
-    return outcome.code;
+    return static_cast<CUresult>(outcome.code);
   if (!outcome.corrupt)
     return body();
   set_corrupt_requested(true);

@@ -76,91 +76,12 @@ void read_hidden(config &c) {
   }
 }
 
-bool parse_error_code(std::string_view text, std::int64_t &out) {
-  if (parse_int(text, out))
-    return true;
-  // Also accept an enumerator name such as CUDA_ERROR_OUT_OF_MEMORY.
-  for (int code = 0; code <= 1000; ++code) {
-    const char *name = error_name(static_cast<CUresult>(code));
-    if (name != nullptr && text == name) {
-      out = code;
-      return true;
-    }
-  }
-  return false;
-}
-
-// One fault spec: <exported symbol>:<kind>[=<value>][@<path>]; returns a reason when malformed.
-std::string parse_fault(std::string_view spec, fault_spec &out) {
-  const std::size_t colon = spec.find(':');
-  if (colon == std::string_view::npos)
-    return "expected <symbol>:<kind>[=<value>][@<path>]";
-  const std::string_view symbol = trim(spec.substr(0, colon));
-  if (!find_symbol(symbol, out.symbol))
-    return "'" + std::string(symbol) + "' is not a symbol this driver exports";
-  std::string_view rest = spec.substr(colon + 1);
-  if (const std::size_t at = rest.find('@'); at != std::string_view::npos) {
-    const std::string_view path = trim(rest.substr(at + 1));
-    rest = rest.substr(0, at);
-    if (path == "any")
-      out.path = call_path::any;
-    else if (path == "dlsym")
-      out.path = call_path::dlsym;
-    else if (path == "proc")
-      out.path = call_path::proc;
-    else
-      return "unknown path '" + std::string(path) + "' (any, dlsym, proc)";
-  }
-  std::string_view kind = trim(rest);
-  std::string_view value;
-  bool has_value = false;
-  if (const std::size_t eq = kind.find('='); eq != std::string_view::npos) {
-    value = trim(kind.substr(eq + 1));
-    kind = trim(kind.substr(0, eq));
-    has_value = true;
-  }
-  if (kind == "error") {
-    out.what = fault_spec::kind::error;
-    if (!has_value || !parse_error_code(value, out.value) || out.value < 0)
-      return "error needs a CUresult value, e.g. error=2";
-  } else if (kind == "delay_ns") {
-    out.what = fault_spec::kind::delay_ns;
-    if (!has_value || !parse_int(value, out.value) || out.value < 0)
-      return "delay_ns needs a non-negative integer";
-  } else if (kind == "corrupt") {
-    out.what = fault_spec::kind::corrupt;
-    if (has_value)
-      return "corrupt takes no value";
-  } else if (kind == "crash") {
-    // A driver that dies inside a call (SIGSEGV): lets tests prove the runner records a crash
-    // and carries on with the rest of the cell in a new process.
-    out.what = fault_spec::kind::crash;
-    if (has_value)
-      return "crash takes no value";
-  } else {
-    return "unknown kind '" + std::string(kind) + "' (error, delay_ns, corrupt, crash)";
-  }
-  return {};
-}
-
 void read_faults(config &c) {
   const char *raw = std::getenv("CUPARITY_SIM_FAULTS");
   if (raw == nullptr)
     return;
-  std::string_view rest = raw;
-  while (!rest.empty()) {
-    const std::size_t semi = rest.find(';');
-    const std::string_view item = trim(rest.substr(0, semi));
-    rest = semi == std::string_view::npos ? std::string_view{} : rest.substr(semi + 1);
-    if (item.empty())
-      continue;
-    fault_spec spec;
-    if (std::string reason = parse_fault(item, spec); !reason.empty()) {
-      warn("ignoring fault '" + std::string(item) + "' in CUPARITY_SIM_FAULTS: " + reason);
-      continue;
-    }
-    c.faults.push_back(spec);
-  }
+  // The grammar and its warnings are shared with CUPARITY_SHIM_FAULTS (tools/faults/fault_spec).
+  c.faults = faults::fault_set(faults::parse_fault_list(raw, "CUPARITY_SIM_FAULTS", warn));
 }
 
 config load() {

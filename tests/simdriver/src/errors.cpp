@@ -10,9 +10,9 @@ struct error_entry {
   const char *description;
 };
 constexpr error_entry error_table[] = {
-#define CUPARITY_SIM_ERROR(enumerator, description) {enumerator, #enumerator, description},
-#include "error_table.inl"
-#undef CUPARITY_SIM_ERROR
+#define CUPARITY_CUDA_ERROR(enumerator, description) {enumerator, #enumerator, description},
+#include "harness/driver/cuda_errors.inl"
+#undef CUPARITY_CUDA_ERROR
 };
 
 const error_entry *find_error(CUresult code) {

@@ -1,13 +1,13 @@
-// The exported-symbol registry and cuGetProcAddress / cuGetProcAddress_v2 (driver entry points).
+// The exported functions and their twins, and cuGetProcAddress{,_v2} (driver entry points).
 #include "api.hpp"
 
 #include <cstring>
 
 // The hidden twins (api.hpp) have exactly the exported functions' types.
 namespace cuparity::sim::twin {
-#define CUPARITY_SIM_SYMBOL(sym) decltype(::sym) sym;
-#include "symbols.inl"
-#undef CUPARITY_SIM_SYMBOL
+#define CUPARITY_EXPORTED_SYMBOL(sym) decltype(::sym) sym;
+#include "harness/driver/exported_symbols.inl"
+#undef CUPARITY_EXPORTED_SYMBOL
 } // namespace cuparity::sim::twin
 
 namespace cuparity::sim {
@@ -15,16 +15,15 @@ namespace cuparity::sim {
 namespace {
 
 struct symbol_entry {
-  const char *name;
   void *exported;
   void *twin;
 };
 
 const symbol_entry symbol_table[] = {
-#define CUPARITY_SIM_SYMBOL(sym)                                                                   \
-  {#sym, reinterpret_cast<void *>(&::sym), reinterpret_cast<void *>(&twin::sym)},
-#include "symbols.inl"
-#undef CUPARITY_SIM_SYMBOL
+#define CUPARITY_EXPORTED_SYMBOL(sym)                                                              \
+  {reinterpret_cast<void *>(&::sym), reinterpret_cast<void *>(&twin::sym)},
+#include "harness/driver/exported_symbols.inl"
+#undef CUPARITY_EXPORTED_SYMBOL
 };
 static_assert(std::size(symbol_table) == symbol_count);
 
@@ -46,11 +45,13 @@ const proc_row proc_table[] = {
 #undef CUPARITY_SIM_PROC_PT
 };
 
-// The address handed out for a symbol: the exported function, or its twin while a `proc` fault
-// is configured for it (so `proc`-path faults fire only for callers that came through here).
+// The address handed out for a symbol: its twin while the symbol has a `dlsym` or `proc` fault,
+// else the exported function. So `proc` faults fire only for callers that came through here,
+// `dlsym` ones only for callers of the export, and a symbol without path-specific faults binds
+// one address on both paths (fault_set::needs_twin; the fault shim uses the same rule).
 void *address_of(int id) {
   const auto sid = static_cast<symbol_id>(id);
-  return has_proc_fault(sid) ? symbol_table[id].twin : symbol_table[id].exported;
+  return cfg().faults.needs_twin(sid) ? symbol_table[id].twin : symbol_table[id].exported;
 }
 
 CUresult get_proc_address(const char *symbol, void **pfn, int version, cuuint64_t flags,
@@ -99,20 +100,6 @@ CUresult get_proc_address(const char *symbol, void **pfn, int version, cuuint64_
 }
 
 } // namespace
-
-std::string_view symbol_name(symbol_id id) {
-  return symbol_table[static_cast<int>(id)].name;
-}
-
-bool find_symbol(std::string_view name, symbol_id &out) {
-  for (std::size_t i = 0; i < symbol_count; ++i) {
-    if (name == symbol_table[i].name) {
-      out = static_cast<symbol_id>(i);
-      return true;
-    }
-  }
-  return false;
-}
 
 } // namespace cuparity::sim
 

@@ -1,16 +1,10 @@
 // Internal interface of the simulated CUDA driver: the state model shared by all its source files.
 #pragma once
 
-// The real driver is built with __CUDA_API_VERSION_INTERNAL: cuda.h then declares every versioned
-// symbol (bare 1-ABI names, _v2, _ptds, _ptsz) with its exact signature instead of renaming the
-// base names, so each definition in this library is checked against NVIDIA's declaration.
-#define __CUDA_API_VERSION_INTERNAL 1
-// Everything cuda.h declares is part of the exported API; the rest of the library stays hidden
-// (-fvisibility=hidden), and a linker version script trims the export list further.
-#pragma GCC visibility push(default)
-#include <cuda.h>
-#include <cudaProfiler.h>
-#pragma GCC visibility pop
+// First: cuda.h's declarations with default visibility, so every definition here is exported.
+#include "tools/faults/driver_declarations.hpp"
+#include "tools/faults/exported_symbol.hpp"
+#include "tools/faults/fault_set.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -33,34 +27,17 @@
 
 namespace cuparity::sim {
 
-// ---- exported symbols (symbols.inl is the single list)
-enum class symbol_id : std::uint16_t {
-#define CUPARITY_SIM_SYMBOL(sym) sym,
-#include "symbols.inl"
-#undef CUPARITY_SIM_SYMBOL
-  count_
-};
-inline constexpr std::size_t symbol_count = static_cast<std::size_t>(symbol_id::count_);
-std::string_view symbol_name(symbol_id id);
-// Looks an exported symbol up by name; false when the library does not define it.
-bool find_symbol(std::string_view name, symbol_id &out);
-
-// ---- configuration (config.cpp), read once at the first API call
-enum class call_path : std::uint8_t { any, dlsym, proc };
-
-struct fault_spec {
-  symbol_id symbol{};
-  enum class kind : std::uint8_t { error, delay_ns, corrupt, crash } what{};
-  std::int64_t value = 0;
-  call_path path = call_path::any;
-};
+// ---- exported symbols (harness/driver/exported_symbols.inl is the single list)
+using faults::call_path;
+using faults::symbol_count;
+using faults::symbol_id;
 
 struct config {
   int driver_version = 0;
   int device_count = 1;
   std::uint64_t total_mem = 0;
   std::set<std::string, std::less<>> hidden;
-  std::vector<fault_spec> faults;
+  faults::fault_set faults;
 };
 
 // The configuration; the first call reads the environment (and warns about malformed values).
@@ -72,15 +49,9 @@ void warn(const std::string &message);
 // 0: configuration not read yet; 1: read, no fault configured; 2: read, faults configured.
 // Every exported function tests `!= 1` once, so the no-fault hot path is one predictable branch.
 extern std::atomic<int> g_fault_gate;
-struct fault_outcome {
-  bool fail = false;
-  CUresult code = CUDA_SUCCESS;
-  bool corrupt = false;
-};
-fault_outcome apply_faults(symbol_id id, call_path path);
-// True when a `proc` fault is configured for this symbol (cuGetProcAddress then hands out its
-// twin).
-bool has_proc_fault(symbol_id id);
+// cuGetProcAddress hands out a symbol's hidden twin instead of its exported function while the
+// symbol has a `dlsym` or `proc` fault (fault_set::needs_twin), so each path sees only its own.
+
 // Set while the body of a call with an active `corrupt` fault runs. Bodies that write device data
 // (copies, memsets, kernels) capture it into the queued operation, which perturbs its output.
 bool corrupt_requested();
