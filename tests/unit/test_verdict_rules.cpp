@@ -223,3 +223,39 @@ TEST_CASE("verdict_exit_code of whole comparisons: each kind of problem fails th
                       result("A=1,B=0", "mem.x", outcome::pass, {{"n", 2}})})) == 1); // diverges
   CHECK(exit_of({cell_error("A=0,B=0", "driver"), cell_error("A=1,B=0", "driver")}) == 3);
 }
+
+TEST_CASE("verdict: every rule matching a cell is checked, and each of its allowances applies",
+          "[verdict][configuration][outcomes]") {
+  auto m = load("several_rules", R"(
+[[expect]]
+when = { A = "1" }
+binding = "nvidia"
+[[expect.allow]]
+cases = ["mem.*"]
+outcomes = ["fail"]
+reason = "first rule"
+[[expect.allow]]
+cases = ["mem.a"]
+outcomes = ["timeout"]
+reason = "first rule, mem.a"
+[[expect]]
+when = { B = "1" }
+stream0 = "per-thread"
+[[expect.allow]]
+cases = ["stream.*"]
+outcomes = ["crash"]
+reason = "second rule"
+)");
+  // A=1,B=1 matches both rules: both configurations are checked, all three allowances apply.
+  auto c = compare(m, {cell_rec("A=1,B=1"), result("A=1,B=1", "mem.a", outcome::timeout),
+                       result("A=1,B=1", "mem.b", outcome::fail),
+                       result("A=1,B=1", "stream.a", outcome::crash)});
+  CHECK(problems(c) ==
+        std::vector<std::string>{"expectation [A=1,B=1] : binding is internal, expected nvidia "
+                                 "(expected by " +
+                                     m.expectations[0].where.text() + ")",
+                                 "expectation [A=1,B=1] : stream 0 is legacy, expected per-thread "
+                                 "(expected by " +
+                                     m.expectations[1].where.text() + ")"});
+  CHECK(c.allowed == 3);
+}
