@@ -5,6 +5,7 @@
 #include "harness/verdict/record_index.hpp"
 
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -15,8 +16,9 @@ namespace cuparity::verdict {
 struct expectation_use {
   std::set<const allowance *> applicable; ///< allowances matching some recorded (cell, case)
   std::set<const allowance *> used;       ///< allowances that excused some recorded outcome
-  std::vector<bool> baseline_used;        ///< per baseline line: it named a recorded pair
   std::set<case_key> excused;             ///< accepted pairs: left out of the equivalence
+  /// Per baseline line: the outcome of the recorded pair it names (nullopt: none recorded).
+  std::vector<std::optional<outcome>> baseline_seen;
 };
 
 /// Semantic groups from the configuration each cell's process reported.

@@ -24,14 +24,14 @@ std::vector<const allowance *> allowances_for(const cell *c, const std::string &
   return out;
 }
 
-/// The last baseline line naming the pair; every line naming it counts as used.
+/// The last baseline line naming the pair; every line naming it sees the pair's outcome `o`.
 const baseline_entry *baseline_for(const std::vector<baseline_entry> &baseline, const case_key &key,
-                                   std::vector<bool> &used) {
+                                   outcome o, std::vector<std::optional<outcome>> &seen) {
   const baseline_entry *found = nullptr;
   for (std::size_t i = 0; i < baseline.size(); ++i)
     if (baseline[i].case_id == key.second && baseline[i].cell == key.first) {
       found = &baseline[i];
-      used[i] = true;
+      seen[i] = o;
     }
   return found;
 }
@@ -55,10 +55,9 @@ void report_unaccepted(const case_key &key, const nlohmann::json &rec, outcome o
 }
 
 /// Judges one recorded (cell, case) against what its allowances and baseline line expect.
-void judge_one(const case_key &key, const nlohmann::json &rec,
+void judge_one(const case_key &key, const nlohmann::json &rec, outcome o,
                const std::vector<const allowance *> &allows, const baseline_entry *base,
                expectation_use &use, comparison &out) {
-  const outcome o = parse_outcome(rec.value("outcome", "error")).value_or(outcome::error);
   ++out.outcome_counts[std::string(to_string(o))];
   bool accepted = false;
   std::vector<outcome> expected;
@@ -92,12 +91,13 @@ std::string join_outcomes(const std::vector<outcome> &outcomes) {
 expectation_use judge_outcomes(const record_index &index, const cell_lookup &cells,
                                const std::vector<baseline_entry> &baseline, comparison &out) {
   expectation_use use;
-  use.baseline_used.assign(baseline.size(), false);
+  use.baseline_seen.assign(baseline.size(), std::nullopt);
   for (const auto &[key, rec] : index.cases) {
+    const outcome o = parse_outcome(rec.value("outcome", "error")).value_or(outcome::error);
     const auto allows = allowances_for(cells.find(key.first), key.second);
     use.applicable.insert(allows.begin(), allows.end());
-    const baseline_entry *base = baseline_for(baseline, key, use.baseline_used);
-    judge_one(key, rec, allows, base, use, out);
+    const baseline_entry *base = baseline_for(baseline, key, o, use.baseline_seen);
+    judge_one(key, rec, o, allows, base, use, out);
   }
   return use;
 }

@@ -18,11 +18,19 @@ void report_stale_baseline(const std::vector<baseline_entry> &baseline, const ex
                            const cell_lookup &cells,
                            const std::function<bool(const std::string &)> &known_case,
                            comparison &out) {
-  // A line whose cell and case both exist but were not run this time is not stale.
+  // A line whose cell and case both exist but were not run this time is not stale. A line whose
+  // pair ended not_supported is: the known failure no longer happens (a pass is an unexpected
+  // pass already, and any other outcome a failure).
   for (std::size_t i = 0; i < baseline.size(); ++i) {
     const auto &b = baseline[i];
-    if (use.baseline_used[i])
+    if (const auto seen = use.baseline_seen[i]) {
+      if (*seen == outcome::not_supported && b.expected != outcome::not_supported)
+        out.problems.push_back({"stale_expectation", b.cell, b.case_id,
+                                "baseline line " + std::to_string(b.line) + " expects " +
+                                    std::string(to_string(b.expected)) +
+                                    ", but the case ended not_supported: update the baseline"});
       continue;
+    }
     const bool cell_known = cells.find(b.cell) != nullptr;
     const bool case_known = known_case(b.case_id);
     if (!cell_known || !case_known)

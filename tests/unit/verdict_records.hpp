@@ -1,0 +1,100 @@
+// Hand-made matrices and records for the functional verdict's tests (no driver, no subprocess).
+#pragma once
+
+#include "harness/matrix/matrix.hpp"
+#include "harness/protocol/records.hpp"
+#include "harness/verdict/compare.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace cuparity::verdict_test {
+
+using json = nlohmann::json;
+
+/// A scratch folder for the files a test writes, one per test binary.
+inline std::filesystem::path scratch_dir() {
+  auto dir = std::filesystem::temp_directory_path() / "cuparity-verdict-tests";
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+/// Two axes, four cells: "A=0,B=0", "A=0,B=1", "A=1,B=0", "A=1,B=1"; `rules` is appended.
+inline matrix load(const std::string &name, const std::string &rules = "") {
+  const auto path = (scratch_dir() / (name + ".toml")).string();
+  std::ofstream(path) << "[matrix]\nname = \"" << name << "\"\n[axes]\nA = [\"0\", \"1\"]\n"
+                      << "B = [\"0\", \"1\"]\n"
+                      << rules;
+  return load_matrix(path, [](const std::string &) { return true; });
+}
+
+/// An expectation of the A=1 cells (with `settings` lines) allowing `outcomes` for mem.* cases.
+inline std::string allow_mem(const std::string &outcomes, const std::string &settings = "") {
+  return "[[expect]]\nwhen = { A = \"1\" }\n" + settings +
+         "[[expect.allow]]\ncases = [\"mem.*\"]\noutcomes = [" + outcomes +
+         "]\nreason = \"known\"\n";
+}
+
+/// What a cell process reports; the defaults put every cell in one semantic group.
+inline json config(json changes = json::object()) {
+  json c{{"binding", "internal"}, {"stream0", "legacy"},  {"fallback", false},
+         {"driver_path", "/d"},   {"include_path", "/i"}, {"warnings", json::array()}};
+  c.update(changes);
+  return c;
+}
+
+inline json cell_rec(const std::string &id, json cfg = config()) {
+  return make_record(record_type::cell, {{"cell", id}, {"config", std::move(cfg)}});
+}
+
+inline json cell_error(const std::string &id, const std::string &kind,
+                       const std::string &message = "") {
+  return make_record(record_type::cell_error,
+                     {{"cell", id},
+                      {"kind", kind},
+                      {"message", message.empty() ? id + " did not start" : message}});
+}
+
+inline json result(const std::string &cell, const std::string &id, outcome o,
+                   json observations = json::object(), const std::string &message = "msg") {
+  return to_json(case_record{cell, id, o, message, std::move(observations), 1});
+}
+
+inline bool any_case(const std::string &) {
+  return true;
+}
+
+inline comparison compare(const matrix &m, const std::vector<json> &records,
+                          const std::vector<baseline_entry> &baseline = {},
+                          const std::function<bool(const std::string &)> &known = any_case) {
+  return compare_results(m, records, baseline, known);
+}
+
+inline std::vector<std::string> kinds(const comparison &c) {
+  std::vector<std::string> out;
+  for (const auto &p : c.problems)
+    out.push_back(p.kind);
+  return out;
+}
+
+/// Each problem as "kind [cell] case: message", the way the console shows it.
+inline std::vector<std::string> problems(const comparison &c) {
+  std::vector<std::string> out;
+  for (const auto &p : c.problems)
+    out.push_back(p.kind + " [" + p.cell + "] " + p.case_id + ": " + p.message);
+  return out;
+}
+
+inline std::vector<std::string> messages(const comparison &c) {
+  std::vector<std::string> out;
+  for (const auto &p : c.problems)
+    out.push_back(p.message);
+  return out;
+}
+
+inline const std::string legacy_group = "stream0=legacy driver=/d include=/i";
+
+} // namespace cuparity::verdict_test
