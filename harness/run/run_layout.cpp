@@ -2,11 +2,30 @@
 #include "harness/run/run_layout.hpp"
 
 #include <cctype>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <system_error>
 
 namespace cuparity {
 namespace fs = std::filesystem;
+
+namespace {
+
+/// Longest name kept as it is: well under NAME_MAX (255) with room for ".log" and the like. A cell
+/// id of a matrix with long values (fault specs, paths) reached 260 characters on the H200, and the
+/// runner could not open its log.
+constexpr std::size_t kept_length = 96;
+
+/// 64-bit FNV-1a: a stable digest that keeps shortened or rewritten names apart.
+std::uint64_t fnv1a(const std::string &s) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : s)
+    h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
+} // namespace
 
 std::string file_safe(const std::string &s) {
   std::string out;
@@ -14,7 +33,13 @@ std::string file_safe(const std::string &s) {
     out += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')
                ? ch
                : '_';
-  return out;
+  if (out.size() <= kept_length && out != "." && out != ".." && !out.empty())
+    return out;
+  // Too long (or no name at all): a readable prefix and a digest of the whole id, so two ids
+  // that share the prefix still get two files.
+  char digest[17];
+  std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(fnv1a(s)));
+  return out.substr(0, kept_length - 17) + "-" + digest;
 }
 
 std::string cell_log_path(const std::string &log_dir, const std::string &cell_id) {

@@ -215,6 +215,21 @@ std::string worker_gpus(const std::vector<std::string> &gpus, std::size_t j) {
   return gpu;
 }
 
+/// One cell; what the runner itself cannot do for it (its log cannot be opened, a process cannot be
+/// started) becomes that cell's cell_error, and the other cells go on. An exception leaving a
+/// worker thread would end the whole run with SIGABRT and lose its summary.
+void run_guarded(const cell_runner &runner, const work_cell &w, const std::string &gpu) {
+  try {
+    runner.run(w, gpu);
+  } catch (const std::exception &e) {
+    runner.results.append(make_record(
+        record_type::cell_error,
+        {{"cell", w.c->id}, {"kind", "runner"}, {"message", std::string("the runner could not run "
+                                                                        "this cell: ") +
+                                                                e.what()}}));
+  }
+}
+
 /// Runs the cells, `jobs` at a time; returns the phase's wall time in seconds.
 double run_functional_phase(const std::vector<work_cell> &work,
                             const std::vector<std::string> &gpus, const cell_runner &runner,
@@ -226,7 +241,7 @@ double run_functional_phase(const std::vector<work_cell> &work,
     workers.emplace_back([&, j] {
       const std::string gpu = worker_gpus(gpus, static_cast<std::size_t>(j));
       for (std::size_t i = next++; i < work.size() && !g_stop; i = next++)
-        runner.run(work[i], gpu);
+        run_guarded(runner, work[i], gpu);
     });
   for (auto &w : workers)
     w.join();

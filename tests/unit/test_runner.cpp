@@ -1,4 +1,5 @@
 // `cuparity run` end to end on the simulated driver: clean envs, crashes, resume, shards, faults.
+#include "harness/run/run_layout.hpp"
 #include "harness/platform/gpu_lock.hpp"
 #include "harness/platform/subprocess.hpp"
 #include "harness/protocol/records.hpp"
@@ -469,4 +470,18 @@ NUMBA_CUDA_DRIVER = [")") + CUPARITY_SIMDRIVER +
   CHECK_THAT(junit, Catch::Contains("<failure type=\"cell_error\""));
   // The totals count it: a CI reading only the top line sees the failure.
   CHECK_THAT(junit, Catch::Contains("tests=\"2\" failures=\"1\""));
+}
+
+TEST_CASE("cell file names are bounded, and long ids that share a prefix stay apart",
+          "[runner][layout]") {
+  CHECK(file_safe("nv=0,numba_ptds=1") == "nv_0_numba_ptds_1");
+  CHECK(file_safe("internal-ptds") == "internal-ptds");
+  const std::string prefix(300, 'x');
+  const auto a = file_safe(prefix + "a"), b = file_safe(prefix + "b");
+  CHECK(a.size() == 96);
+  CHECK(b.size() == 96);
+  CHECK(a != b);
+  CHECK(file_safe(prefix + "a") == a); // stable
+  CHECK(file_safe("").size() == 96 - 79); // no empty name: the digest alone, after a dash
+  CHECK(file_safe("..") != "..");
 }
