@@ -258,6 +258,11 @@ TEST_CASE("backend comparisons across processes: only between bindings, either w
   REQUIRE(s["comparisons"].size() == 1);
   CHECK(s["comparisons"][0]["verdict"] == "faster");
   CHECK(failed);
+  // Cells of other semantic groups (here, another null-stream mode) are not compared.
+  r.records[1]["config"]["stream0"] = "per-thread";
+  s = latency_summary(m, r.records, nullptr, failed);
+  CHECK(s["comparisons"].empty());
+  r.records[1]["config"]["stream0"] = "legacy";
   // Two cells of the same binding are not a backend comparison.
   r.records[1]["config"]["binding"] = "internal";
   s = latency_summary(m, r.records, nullptr, failed);
@@ -367,9 +372,10 @@ NUMBA_CUDA_USE_NVIDIA_BINDING = ["0"]
 CUPARITY_SIM_FAULTS = [")" +
          faults + "\"]\n" + axis + R"(]
 [latency]
-probes = ["launch.empty_kernel"]
+probes = ["module.load_cubin"]
 rounds = 1
 max_rounds = 1
+block_time_s = 0.0001
 min_time_s = )" +
          std::to_string(min_time) + "\n";
 }
@@ -378,16 +384,19 @@ min_time_s = )" +
 std::vector<nlohmann::json> paired_of(const nlohmann::json &summary) {
   std::vector<nlohmann::json> out;
   for (const auto &p : summary["latency"]["paired"])
-    if (p["probe"] == "launch.empty_kernel")
+    if (p["probe"] == "module.load_cubin")
       out.push_back(p);
   return out;
 }
 
-/// What one simulated launch costs through the internal backend's raw pointer here, in ns.
-double simulated_launch_ns() {
-  auto s = run_latency(scratch("paired_base"), paired_matrix(1, "cuLaunchKernel:delay_ns=0@proc", 0.1));
+/// What one simulated cuModuleLoadData + cuModuleUnload costs through the internal backend's raw
+/// pointer here, in ns. The paired tests time module.load_cubin, not launch: a simulated launch
+/// hands its work to another thread, and on two shared cores that hand-off made A/A pairs of one
+/// process read up to 3 % apart; the module load is one thread's work (A/A within 0.6 %).
+double simulated_load_ns() {
+  auto s = run_latency(scratch("paired_base"), paired_matrix(1, "cuModuleLoadData:delay_ns=0@proc", 0.1));
   for (const auto &st : s["latency"]["stats"])
-    if (st["probe"] == "launch.empty_kernel" && st["series"].get<std::string>().rfind("direct:", 0) == 0)
+    if (st["probe"] == "module.load_cubin" && st["series"].get<std::string>().rfind("direct:", 0) == 0)
       return st["median"].get<double>();
   return 0;
 }
@@ -398,7 +407,7 @@ TEST_CASE("paired A/A on the simulated driver: 20 processes, none slower or fast
           "[latency-sim][paired]") {
   // No fault: the simulated cuGetProcAddress hands out the exported function, so both backends
   // bind the same address and the comparison is a true control.
-  auto s = run_latency(scratch("paired_aa"), paired_matrix(20, "", 0.05));
+  auto s = run_latency(scratch("paired_aa"), paired_matrix(20, "", 0.2));
   const auto paired = paired_of(s);
   REQUIRE(paired.size() == 20);
   for (const auto &p : paired) {
@@ -412,34 +421,36 @@ TEST_CASE("paired A/A on the simulated driver: 20 processes, none slower or fast
 
 TEST_CASE("a 3 % delay on one resolution path reads that backend slower in 20 of 20",
           "[latency-sim][paired]") {
-  const double cost = simulated_launch_ns();
+  const double cost = simulated_load_ns();
   REQUIRE(cost > 0);
   const long delay = std::lround(cost * 0.03);
-  INFO("simulated launch " << cost << " ns; injected " << delay << " ns");
+  INFO("simulated module load " << cost << " ns; injected " << delay << " ns");
   REQUIRE(delay >= 1);
   const std::string d = std::to_string(delay);
   // cuGetProcAddress path: only the nvidia backend's pointer is slowed.
   auto proc = paired_of(run_latency(scratch("paired_proc"),
-                                    paired_matrix(20, "cuLaunchKernel:delay_ns=" + d + "@proc", 0.05)));
+                                    paired_matrix(20, "cuModuleLoadData:delay_ns=" + d + "@proc", 0.2)));
   REQUIRE(proc.size() == 20);
   for (const auto &p : proc) {
     INFO(p.dump());
     CHECK(p["same_address"] == false);
     CHECK(p["verdict"] == "slower"); // nvidia, b, slower than internal
     CHECK(p["p_value"].get<double>() < 0.01);
-    CHECK(p["ratio"].get<double>() < 1.10); // the delay is what was asked, not a clock read
+    // About the delay asked for: a busy-wait on the clock would add a clock read (~20 ns, 4 % and
+    // more of a simulated launch) to every delay.
+    CHECK(p["ratio"].get<double>() < 1.15);
   }
   // dlsym path (the exported function; the proc path kept clean): internal slower, so nvidia
   // over internal reads faster.
   auto dlsym = paired_of(run_latency(
       scratch("paired_dlsym"),
-      paired_matrix(20, "cuLaunchKernel:delay_ns=" + d + "@dlsym;cuLaunchKernel:delay_ns=0@proc",
-                    0.05)));
+      paired_matrix(20, "cuModuleLoadData:delay_ns=" + d + "@dlsym;cuModuleLoadData:delay_ns=0@proc",
+                    0.2)));
   REQUIRE(dlsym.size() == 20);
   for (const auto &p : dlsym) {
     INFO(p.dump());
     CHECK(p["verdict"] == "faster");
-    CHECK(p["ratio"].get<double>() > 0.90);
+    CHECK(p["ratio"].get<double>() > 1 / 1.15);
   }
 }
 
