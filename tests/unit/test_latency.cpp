@@ -308,6 +308,14 @@ TEST_CASE("paired blocks: facade overhead, nvidia over internal from either cell
     CHECK(o["delta_low"].get<double>() <= o["delta_ns"].get<double>());
     CHECK(o["delta_high"].get<double>() >= o["delta_ns"].get<double>());
   }
+  // nvidia faster is a difference between the backends as much as slower.
+  summary_records quicker;
+  const auto dq = around(100, 600);
+  quicker.pairs("x.call", "a", "internal", 0, dq, dq, times(dq, 0.97));
+  s = latency_summary(m, quicker.records, nullptr, failed);
+  REQUIRE(s["paired"].size() == 1);
+  CHECK(s["paired"][0]["verdict"] == "faster");
+  CHECK(failed);
   // A/A: the other backend bound the same addresses; the series read alike.
   summary_records aa;
   const auto d = around(100, 600);
