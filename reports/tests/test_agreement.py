@@ -153,6 +153,10 @@ def test_dashboard_shows_the_runners_verdicts(path: Path) -> None:
                 for c in rows or []]
         got = [(r[0], r[2], r[3], " ".join(r[-1].split())) for r in page.tables.get(ident, [])[1:]]
         assert got == want, ident
+    # The paired verdicts (nvidia / internal in one process), cell by cell, as the runner wrote them.
+    want_paired = [(p["probe"], p["cell"], p["verdict"]) for p in lat.get("paired") or []]
+    got_paired = [(r[0], r[1], " ".join(r[-1].split())) for r in page.tables.get("latency-paired", [])[1:]]
+    assert got_paired == want_paired
     flagged = {(o["probe"], o["series"]) for o in (lat.get("noise") or {}).get("over_target") or []}
     stats = page.tables.get("latency-stats", [])
     assert {(stats[i][0], stats[i][1]) for i in page.warn_rows.get("latency-stats", [])} == flagged
