@@ -1,6 +1,7 @@
 // The latency probes: each is one function whose calls go through the state's binder (facade, raw
-// pointer or the other backend's pointer, block by block) and one registration line. Names follow cuda-python's benchmark cases where one exists,
-// so figures can be set side by side (docs/latency.md).
+// pointer or the other backend's pointer, block by block) and one registration line. Names follow
+// cuda-python's benchmark cases where one exists, so figures can be set side by side
+// (docs/latency.md).
 #include "cases/kernels/kernel_images.hpp"
 #include "harness/suite/probe_registry.hpp"
 #include "harness/toolchain/nvrtc.hpp"
@@ -199,10 +200,9 @@ void host_cpu_reference(probe_state &s, probe_env &) {
 } // namespace
 
 CUPARITY_PROBE_FILE(register_probes) {
-  registry.add("launch.empty_kernel", probe_kind::host, launch_empty)
-      .calls_per_iteration = launch_batch;
-  registry.add("launch.args16", probe_kind::host, launch_args16)
-      .calls_per_iteration = launch_batch;
+  registry.add("launch.empty_kernel", probe_kind::host, launch_empty).calls_per_iteration =
+      launch_batch;
+  registry.add("launch.args16", probe_kind::host, launch_args16).calls_per_iteration = launch_batch;
   registry.add("launch.empty_kernel_sync", probe_kind::host, launch_empty_sync);
   registry.add("stream.sync_idle", probe_kind::host, stream_sync_idle);
   registry.add("stream.query", probe_kind::host, stream_query);
@@ -211,8 +211,8 @@ CUPARITY_PROBE_FILE(register_probes) {
   registry.add("ctx.push_pop", probe_kind::host, ctx_push_pop);
   registry.add("mem.alloc_free_4k", probe_kind::host, mem_alloc_free_4k);
   registry.add("memcpy.htod_4b", probe_kind::host, memcpy_htod_4b);
-  registry.add("memcpy.htod_64mib", probe_kind::bandwidth, memcpy_htod_64mib)
-      .bytes_per_iteration = static_cast<double>(big_copy);
+  registry.add("memcpy.htod_64mib", probe_kind::bandwidth, memcpy_htod_64mib).bytes_per_iteration =
+      static_cast<double>(big_copy);
   registry.add("module.load_cubin", probe_kind::host, module_load_cubin);
   // No driver call: one series only (the state sees nothing bound).
   registry.add("nvrtc.compile_small", probe_kind::host, nvrtc_compile_small);

@@ -117,8 +117,7 @@ int run_probe_process(const probe_process_options &opt) {
   std::string other_reason;
   env->other = start.sess->counterpart(other_reason);
   if (!env->other)
-    std::cerr << "cuparity probe: no other backend for the paired series: " << other_reason
-              << "\n";
+    std::cerr << "cuparity probe: no other backend for the paired series: " << other_reason << "\n";
   const probe_runner runner(probe_registry::instance().select(opt.probes), *env,
                             {opt.min_time, opt.block_time});
   if (opt.serve)

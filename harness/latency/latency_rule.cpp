@@ -12,11 +12,10 @@ comparison_rule rule_for(const latency_settings &l, const std::string &probe,
 }
 
 nlohmann::json verdict_json(const latency_verdict &v, const comparison_rule &rule) {
-  return nlohmann::json{{"median_a", v.median_a},  {"median_b", v.median_b},
-                        {"ratio", v.ratio.ratio},  {"ci_low", v.ratio.low},
-                        {"ci_high", v.ratio.high}, {"p_value", v.p_value},
-                        {"mde", v.mde},            {"verdict", v.verdict},
-                        {"threshold", rule.threshold}};
+  return nlohmann::json{
+      {"median_a", v.median_a}, {"median_b", v.median_b},  {"ratio", v.ratio.ratio},
+      {"ci_low", v.ratio.low},  {"ci_high", v.ratio.high}, {"p_value", v.p_value},
+      {"mde", v.mde},           {"verdict", v.verdict},    {"threshold", rule.threshold}};
 }
 
 } // namespace cuparity

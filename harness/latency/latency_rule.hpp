@@ -11,7 +11,8 @@ namespace cuparity {
 
 /// The rule every latency comparison of `probe` uses: the matrix's threshold for it (or the
 /// default `regression_threshold`), relative to the probe (no absolute floor: a 10 ns call that
-/// doubles has doubled), and which direction is worse. Backend against backend, run against run: the same rule (docs/latency.md).
+/// doubles has doubled), and which direction is worse. Backend against backend, run against run:
+/// the same rule (docs/latency.md).
 [[nodiscard]] comparison_rule rule_for(const latency_settings &l, const std::string &probe,
                                        const std::string &unit);
 

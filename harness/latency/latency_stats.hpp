@@ -1,4 +1,5 @@
-// Statistics and the verdict rule for latency: medians, spread, bootstrap intervals, Mann-Whitney U.
+// Statistics and the verdict rule for latency: medians, spread, bootstrap intervals, Mann-Whitney
+// U.
 #pragma once
 
 #include <cstddef>

@@ -27,12 +27,12 @@ constexpr const char *reference_probe = "host.cpu_reference";
 
 /// The records the summary reads, indexed the ways it reads them.
 struct latency_records {
-  probe_samples samples; ///< values in record order
+  probe_samples samples;                                                ///< values in record order
   std::map<std::string, std::pair<std::string, std::string>> kind_unit; ///< probe -> kind, unit
   /// cell -> semantic group, from what each cell's process decided (functional or probe process)
   std::map<std::string, std::string> cell_group;
   std::map<std::string, std::string> cell_backend; ///< cell -> the binding its process used
-  int rounds = 0;                   ///< one past the highest round of any sample
+  int rounds = 0;                                  ///< one past the highest round of any sample
   json environment = json::array(); ///< the latency_environment records, less their type
 };
 

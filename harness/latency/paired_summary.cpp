@@ -77,17 +77,24 @@ json overhead_entry(const std::string &cell, const std::string &probe, const pai
     deltas.push_back(s.facade[i] - s.direct[i]);
   const auto r = block_bootstrap_median(ratios(s.facade, s.direct), 1, confidence, resamples);
   const auto d = block_bootstrap_median(deltas, 0, confidence, resamples);
-  return {{"probe", probe},          {"cell", cell},          {"backend", s.own},
-          {"ratio", r.estimate},     {"ci_low", r.low},       {"ci_high", r.high},
-          {"delta_ns", d.estimate},  {"delta_low", d.low},    {"delta_high", d.high},
-          {"pairs", r.n},            {"block_length", r.block_length}};
+  return {{"probe", probe},
+          {"cell", cell},
+          {"backend", s.own},
+          {"ratio", r.estimate},
+          {"ci_low", r.low},
+          {"ci_high", r.high},
+          {"delta_ns", d.estimate},
+          {"delta_low", d.low},
+          {"delta_high", d.high},
+          {"pairs", r.n},
+          {"block_length", r.block_length}};
 }
 
 /// The other backend against this one, always as nvidia over internal so that the two cells of
 /// one null-stream mode read alike.
 json backend_entry(const std::string &cell, const std::string &probe, const pair_sequences &s,
                    const comparison_rule &rule) {
-  json e = {{"probe", probe}, {"cell", cell},   {"own", s.own},
+  json e = {{"probe", probe},   {"cell", cell},    {"own", s.own},
             {"other", s.other}, {"a", "internal"}, {"b", "nvidia"}};
   if (s.theirs.empty()) {
     e["verdict"] = "not_measured";

@@ -62,9 +62,8 @@ round_step record_event(const nlohmann::json &ev, const cell &c, int round, resu
     return expect_start ? round_step::ended : round_step::more;
   }
   if (kind == event_kind::cell_error || kind == event_kind::probe_error) {
-    results(
-        make_record(record_type::latency_error,
-                    {{"cell", c.id}, {"round", round}, {"message", ev.value("message", "")}}));
+    results(make_record(record_type::latency_error,
+                        {{"cell", c.id}, {"round", round}, {"message", ev.value("message", "")}}));
     return kind == event_kind::cell_error ? round_step::failed : round_step::more;
   }
   if (kind == event_kind::probe) {
@@ -80,7 +79,8 @@ round_step record_event(const nlohmann::json &ev, const cell &c, int round, resu
 } // namespace
 
 bool consume_round(child_process &child, const cell &c, int round, results_writer &results,
-                   std::vector<nlohmann::json> &kept, const std::atomic<bool> &stop, bool expect_start) {
+                   std::vector<nlohmann::json> &kept, const std::atomic<bool> &stop,
+                   bool expect_start) {
   std::string line;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
   for (;;) {

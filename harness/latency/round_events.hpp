@@ -13,9 +13,10 @@ namespace cuparity {
 
 /// Reads a probe process's events until `round_done` for `round` (or, with `expect_start`, until
 /// its `cell_start`), appending `latency_sample`, `latency_pairs`, `latency_cell` and
-/// `latency_error` records, each also to `kept` (what the phase's stopping rule judges). Returns false when the process is gone, could not start, or did
-/// not answer in time (it is then killed).
+/// `latency_error` records, each also to `kept` (what the phase's stopping rule judges). Returns
+/// false when the process is gone, could not start, or did not answer in time (it is then killed).
 bool consume_round(child_process &child, const cell &c, int round, results_writer &results,
-                   std::vector<nlohmann::json> &kept, const std::atomic<bool> &stop, bool expect_start);
+                   std::vector<nlohmann::json> &kept, const std::atomic<bool> &stop,
+                   bool expect_start);
 
 } // namespace cuparity

@@ -65,9 +65,9 @@ struct latency_settings {
   bool enabled = false;
   std::vector<std::string> probes; ///< globs; empty = all
   int rounds = 5;
-  double min_time_s = 0.05;  ///< per series of each probe per round
+  double min_time_s = 0.05;     ///< per series of each probe per round
   double block_time_s = 2.5e-4; ///< a block of one series; the series alternate block by block
-  double target_cv = 0.03;   ///< spread above this is reported in the noise block
+  double target_cv = 0.03;      ///< spread above this is reported in the noise block
   int max_rounds = 15;
   double budget_s = 0; ///< no further round starts after this many seconds of the phase (0: none)
   double regression_threshold = 0.05; ///< cross-process: a change beyond this fraction counts

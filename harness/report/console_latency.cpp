@@ -83,8 +83,8 @@ void print_paired(std::ostream &out, const json &lat) {
     }
     out << "nvidia is " << verdict << " (x" << std::setprecision(4) << p.value("ratio", 0.0)
         << ", CI " << p.value("ci_low", 0.0) << ".." << p.value("ci_high", 0.0) << ", p "
-        << std::setprecision(2) << p.value("p_value", 1.0) << ", MDE "
-        << 100 * p.value("mde", 0.0) << "%, " << p.value("pairs", 0) << " pairs"
+        << std::setprecision(2) << p.value("p_value", 1.0) << ", MDE " << 100 * p.value("mde", 0.0)
+        << "%, " << p.value("pairs", 0) << " pairs"
         << (p.value("same_address", false) ? ", same addresses: an A/A control" : "") << ")\n";
   }
 }

@@ -1,4 +1,5 @@
-// Calibration: cells with delays injected by the fault shim, the latency phase, the paired verdicts.
+// Calibration: cells with delays injected by the fault shim, the latency phase, the paired
+// verdicts.
 #include "harness/run/calibrate.hpp"
 
 #include "harness/config/config.hpp"
@@ -50,13 +51,14 @@ matrix calibration_matrix(const calibrate_options &o, const std::string &shim,
                           const std::vector<delay_cell> &cells, int rounds) {
   matrix m;
   m.name = "calibrate";
-  m.variables = {var::driver, shim_target, shim_faults, var::use_nvidia_binding, var::numba_ptds,
-                 var::cuda_python_ptds};
+  m.variables = {var::driver,     shim_target,          shim_faults, var::use_nvidia_binding,
+                 var::numba_ptds, var::cuda_python_ptds};
   for (const auto &d : cells) {
     cell c;
     c.id = c.label = d.id;
-    c.env = {{var::driver, shim},       {shim_target, o.target},     {shim_faults, d.faults},
-             {var::use_nvidia_binding, "0"}, {var::numba_ptds, "0"}, {var::cuda_python_ptds, "0"}};
+    c.env = {{var::driver, shim},     {shim_target, o.target},
+             {shim_faults, d.faults}, {var::use_nvidia_binding, "0"},
+             {var::numba_ptds, "0"},  {var::cuda_python_ptds, "0"}};
     m.cells.push_back(std::move(c));
   }
   m.latency.enabled = true;
@@ -118,8 +120,6 @@ void print_row(std::ostream &out, const delay_cell &d, const json *p) {
       << p->value("verdict", "") << std::defaultfloat << "\n";
 }
 
-
-
 /// Why the options cannot be used ("" when they can).
 std::string check_options(const calibrate_options &o, const std::string &shim) {
   if (o.out_dir.empty())
@@ -154,8 +154,11 @@ std::vector<delay_cell> delay_cells(const calibrate_options &o, double cost_ns) 
 }
 
 json row_json(const delay_cell &d, const json *p) {
-  json row = {{"cell", d.id}, {"path", d.path.empty() ? "none" : d.path},
-              {"delay_pct", d.pct}, {"delay_ns", d.ns}, {"faults", d.faults}};
+  json row = {{"cell", d.id},
+              {"path", d.path.empty() ? "none" : d.path},
+              {"delay_pct", d.pct},
+              {"delay_ns", d.ns},
+              {"faults", d.faults}};
   if (p)
     for (const char *k : {"ratio", "ci_low", "ci_high", "p_value", "mde", "verdict", "pairs",
                           "same_address", "reason"})
@@ -167,9 +170,8 @@ json row_json(const delay_cell &d, const json *p) {
 } // namespace
 
 int calibrate(const calibrate_options &o, std::ostream &out) {
-  const std::string shim = o.shim.empty() ? companion_library(executable_dir(),
-                                                              "libcuparity_fault_shim.so")
-                                          : o.shim;
+  const std::string shim =
+      o.shim.empty() ? companion_library(executable_dir(), "libcuparity_fault_shim.so") : o.shim;
   if (const std::string why = check_options(o, shim); !why.empty()) {
     out << "cuparity calibrate: " << why << "\n";
     return exit_code::bad_input;
@@ -187,8 +189,8 @@ int calibrate(const calibrate_options &o, std::ostream &out) {
   const auto cells = delay_cells(o, cost);
   const json summary = run_cells(o, calibration_matrix(o, shim, cells, o.rounds), "results");
   out << "calibrate: " << o.probe << " costs " << cost << " ns per call through " << o.target
-      << "; delays into " << o.symbols.front()
-      << (o.symbols.size() > 1 ? " and others" : "") << "; nvidia / internal, paired:\n";
+      << "; delays into " << o.symbols.front() << (o.symbols.size() > 1 ? " and others" : "")
+      << "; nvidia / internal, paired:\n";
   json rows = json::array(), smallest = {{"proc", nullptr}, {"dlsym", nullptr}};
   bool aa_clean = false, largest_seen = true;
   for (const auto &d : cells) {
@@ -207,14 +209,19 @@ int calibrate(const calibrate_options &o, std::ostream &out) {
       largest_seen = largest_seen && seen;
   }
   for (const char *path : {"proc", "dlsym"})
-    out << "  smallest delay read on the " << path << " path: "
-        << (smallest[path].is_null() ? "none" : smallest[path].dump()) << "\n";
+    out << "  smallest delay read on the " << path
+        << " path: " << (smallest[path].is_null() ? "none" : smallest[path].dump()) << "\n";
   out << "  A/A: " << (aa_clean ? "neither slower nor faster" : "READS A DIFFERENCE") << "\n";
-  const json report = {{"schema", "cuparity.calibrate/1"}, {"probe", o.probe},
-                       {"symbols", o.symbols},            {"target", o.target},
-                       {"shim", shim},                    {"cost_ns", cost},
-                       {"rounds", o.rounds},              {"min_time_s", o.min_time_s},
-                       {"rows", rows},                    {"smallest", smallest},
+  const json report = {{"schema", "cuparity.calibrate/1"},
+                       {"probe", o.probe},
+                       {"symbols", o.symbols},
+                       {"target", o.target},
+                       {"shim", shim},
+                       {"cost_ns", cost},
+                       {"rounds", o.rounds},
+                       {"min_time_s", o.min_time_s},
+                       {"rows", rows},
+                       {"smallest", smallest},
                        {"aa_clean", aa_clean}};
   std::ofstream(o.out_dir + "/calibrate.json") << report.dump(2) << "\n";
   return aa_clean && largest_seen ? exit_code::ok : exit_code::failures;

@@ -8,15 +8,15 @@
 namespace cuparity {
 
 struct calibrate_options {
-  std::string shim;                     ///< the fault shim library ("" = beside the executable)
-  std::string target = "libcuda.so.1";  ///< the driver the shim forwards to
+  std::string shim;                    ///< the fault shim library ("" = beside the executable)
+  std::string target = "libcuda.so.1"; ///< the driver the shim forwards to
   std::string probe = "launch.empty_kernel";
   std::vector<std::string> symbols{"cuLaunchKernel"}; ///< exported symbols the delay goes into
   std::vector<double> delays_pct{0.5, 1, 2, 3, 5};    ///< of the probe's cost, per call
-  double min_time_s = 0.5;  ///< per series per round
-  int rounds = 2;           ///< rounds over all delay cells (order reversed each round)
-  std::string out_dir;      ///< calibrate.json, results.jsonl, logs/
-  std::string gpu;          ///< CUDA_VISIBLE_DEVICES ("" = as is)
+  double min_time_s = 0.5;                            ///< per series per round
+  int rounds = 2;      ///< rounds over all delay cells (order reversed each round)
+  std::string out_dir; ///< calibrate.json, results.jsonl, logs/
+  std::string gpu;     ///< CUDA_VISIBLE_DEVICES ("" = as is)
 };
 
 /// Puts the fault shim in front of the driver and runs the paired probe in an internal cell

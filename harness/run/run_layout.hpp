@@ -6,7 +6,8 @@
 namespace cuparity {
 
 /// `s` with every character other than [A-Za-z0-9._-] replaced by '_' (cell ids hold '=' and ',');
-/// longer than 96 characters (or empty, "." or ".."), a prefix of that and a 16-digit digest of `s`.
+/// longer than 96 characters (or empty, "." or ".."), a prefix of that and a 16-digit digest of
+/// `s`.
 [[nodiscard]] std::string file_safe(const std::string &s);
 
 /// The log a cell's processes append their stdout and stderr to, in `log_dir`.

@@ -222,11 +222,12 @@ void run_guarded(const cell_runner &runner, const work_cell &w, const std::strin
   try {
     runner.run(w, gpu);
   } catch (const std::exception &e) {
-    runner.results.append(make_record(
-        record_type::cell_error,
-        {{"cell", w.c->id}, {"kind", "runner"}, {"message", std::string("the runner could not run "
-                                                                        "this cell: ") +
-                                                                e.what()}}));
+    runner.results.append(
+        make_record(record_type::cell_error, {{"cell", w.c->id},
+                                              {"kind", "runner"},
+                                              {"message", std::string("the runner could not run "
+                                                                      "this cell: ") +
+                                                              e.what()}}));
   }
 }
 

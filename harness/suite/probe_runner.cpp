@@ -78,9 +78,9 @@ json series_event(const probe_def &p, probe_series series, const std::vector<dou
     return ev;
   }
   const double value = median_of(ns);
-  ev["value"] = p.kind == probe_kind::bandwidth ? p.bytes_per_iteration / p.calls_per_iteration /
-                                                      value
-                                                : value;
+  ev["value"] = p.kind == probe_kind::bandwidth
+                    ? p.bytes_per_iteration / p.calls_per_iteration / value
+                    : value;
   return ev;
 }
 
@@ -116,10 +116,9 @@ void write_probe(const probe_def &p, probe_env &env, const probe_plan &plan, int
   const auto ns = per_call_ns(p, run.state);
   for (int s = 0; s < probe_series_count; ++s)
     if (run.state.ran()[s])
-      events.write(series_event(p, static_cast<probe_series>(s), ns[s],
-                                static_cast<std::int64_t>(ns[s].size()) *
-                                    run.state.block_iterations(),
-                                round));
+      events.write(series_event(
+          p, static_cast<probe_series>(s), ns[s],
+          static_cast<std::int64_t>(ns[s].size()) * run.state.block_iterations(), round));
   if (run.state.ran()[1])
     events.write(pairs_event(p, run, env, ns, round));
 }

@@ -61,8 +61,9 @@ void probe_state::start_loop() {
 
 void probe_state::close_block() {
   const auto now = std::chrono::steady_clock::now();
-  const double ns =
-      m_manual ? m_manual_ns : std::chrono::duration<double, std::nano>(now - m_block_start).count();
+  const double ns = m_manual
+                        ? m_manual_ns
+                        : std::chrono::duration<double, std::nano>(now - m_block_start).count();
   if (m_calibrating)
     m_last_ns = ns;
   else
@@ -77,9 +78,9 @@ bool probe_state::choose_next() {
   if (m_calibrating) {
     if (m_last_ns < target_ns && m_block_iterations < max_block_iterations) {
       const double grow = m_last_ns > 0 ? target_ns / m_last_ns : 16.0;
-      m_block_iterations = std::min(max_block_iterations,
-                                    m_block_iterations * std::clamp<std::int64_t>(
-                                                             static_cast<std::int64_t>(grow), 2, 16));
+      m_block_iterations = std::min(
+          max_block_iterations,
+          m_block_iterations * std::clamp<std::int64_t>(static_cast<std::int64_t>(grow), 2, 16));
       return true; // another calibration block of the same series
     }
     m_calibrating = false;
@@ -89,8 +90,7 @@ bool probe_state::choose_next() {
     ++m_triples;
     const double spent =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_loop_start).count();
-    if (m_triples >= min_triples &&
-        spent >= m_plan.budget_s * static_cast<double>(m_order.size()))
+    if (m_triples >= min_triples && spent >= m_plan.budget_s * static_cast<double>(m_order.size()))
       return false;
     std::reverse(m_order.begin(), m_order.end());
     m_position = 0;

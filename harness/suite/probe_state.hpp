@@ -95,9 +95,7 @@ public:
     };
   }
 
-  [[nodiscard]] probe_series active() const noexcept {
-    return static_cast<probe_series>(m_active);
-  }
+  [[nodiscard]] probe_series active() const noexcept { return static_cast<probe_series>(m_active); }
   /// The timed blocks, calibration left out, complete triples only.
   [[nodiscard]] const std::vector<probe_block> &blocks() const noexcept { return m_blocks; }
   [[nodiscard]] std::int64_t block_iterations() const noexcept { return m_block_iterations; }

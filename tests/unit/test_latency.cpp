@@ -5,13 +5,13 @@
 #include "harness/protocol/records.hpp"
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <algorithm>
-#include <cmath>
 #include <random>
 #include <utility>
 
@@ -73,7 +73,8 @@ TEST_CASE("the moving-block bootstrap of a median: interval, p-value, block leng
       runs.push_back(1.0 + (r % 2 ? 0.02 : -0.02) + noise(rng) / 10);
   auto shuffled = runs;
   std::shuffle(shuffled.begin(), shuffled.end(), rng);
-  const auto wr = block_bootstrap_median(runs, 1, 0.99), ws = block_bootstrap_median(shuffled, 1, 0.99);
+  const auto wr = block_bootstrap_median(runs, 1, 0.99),
+             ws = block_bootstrap_median(shuffled, 1, 0.99);
   CHECK(wr.high - wr.low > ws.high - ws.low);
   CHECK(block_bootstrap_median({5}, 1, 0.99).low == 5);
 }
@@ -94,7 +95,7 @@ TEST_CASE("the verdict rule: each branch and its edges", "[latency][stats][rule]
   CHECK(verdict(1.0, 0.97, 1.03, 0.5) == "ambiguous");
   CHECK(verdict(1.0, 0.985, 1.021, 0.5) == "ambiguous"); // high just outside +2 %
   CHECK(verdict(1.0, 0.979, 1.01, 0.5) == "ambiguous");  // low just outside 1/1.02
-  rule.lower_is_better = false; // bandwidth: a smaller value is worse
+  rule.lower_is_better = false;                          // bandwidth: a smaller value is worse
   CHECK(verdict(0.95, 0.93, 0.97, 0.001) == "slower");
   CHECK(verdict(1.05, 1.03, 1.07, 0.001) == "faster");
   CHECK(minimum_detectable_effect({1.0, 0.99, 1.03}) == Approx(0.03));
@@ -143,9 +144,9 @@ struct summary_records {
   std::vector<nlohmann::json> records;
   summary_records() {
     for (auto [id, binding] : {std::pair{"a", "internal"}, std::pair{"b", "nvidia"}})
-      records.push_back(make_record(
-          record_type::latency_cell,
-          {{"cell", id}, {"config", {{"stream0", "legacy"}, {"binding", binding}}}}));
+      records.push_back(
+          make_record(record_type::latency_cell,
+                      {{"cell", id}, {"config", {{"stream0", "legacy"}, {"binding", binding}}}}));
   }
   void sample(const char *probe, const char *cell, const char *series, int round, double value) {
     records.push_back(make_record(record_type::latency_sample, {{"round", round},
@@ -163,11 +164,15 @@ struct summary_records {
     nlohmann::json times{{"facade", facade}, {"direct", direct}};
     if (!other.empty())
       times["other"] = other;
-    records.push_back(make_record(
-        record_type::latency_pairs,
-        {{"round", round}, {"cell", cell}, {"probe", probe}, {"own", own},
-         {"other", std::string(own) == "nvidia" ? "internal" : "nvidia"},
-         {"same_address", same_address}, {"block_iterations", 64}, {"per_call_ns", times}}));
+    records.push_back(make_record(record_type::latency_pairs,
+                                  {{"round", round},
+                                   {"cell", cell},
+                                   {"probe", probe},
+                                   {"own", own},
+                                   {"other", std::string(own) == "nvidia" ? "internal" : "nvidia"},
+                                   {"same_address", same_address},
+                                   {"block_iterations", 64},
+                                   {"per_call_ns", times}}));
   }
 };
 
@@ -402,9 +407,11 @@ std::vector<nlohmann::json> paired_of(const nlohmann::json &summary) {
 /// hands its work to another thread, and on two shared cores that hand-off made A/A pairs of one
 /// process read up to 3 % apart; the module load is one thread's work (A/A within 0.6 %).
 double simulated_load_ns() {
-  auto s = run_latency(scratch("paired_base"), paired_matrix(1, "cuModuleLoadData:delay_ns=0@proc", 0.1));
+  auto s = run_latency(scratch("paired_base"),
+                       paired_matrix(1, "cuModuleLoadData:delay_ns=0@proc", 0.1));
   for (const auto &st : s["latency"]["stats"])
-    if (st["probe"] == "module.load_cubin" && st["series"].get<std::string>().rfind("direct:", 0) == 0)
+    if (st["probe"] == "module.load_cubin" &&
+        st["series"].get<std::string>().rfind("direct:", 0) == 0)
       return st["median"].get<double>();
   return 0;
 }
@@ -436,8 +443,8 @@ TEST_CASE("a 3 % delay on one resolution path reads that backend slower in 20 of
   REQUIRE(delay >= 1);
   const std::string d = std::to_string(delay);
   // cuGetProcAddress path: only the nvidia backend's pointer is slowed.
-  auto proc = paired_of(run_latency(scratch("paired_proc"),
-                                    paired_matrix(20, "cuModuleLoadData:delay_ns=" + d + "@proc", 0.2)));
+  auto proc = paired_of(run_latency(
+      scratch("paired_proc"), paired_matrix(20, "cuModuleLoadData:delay_ns=" + d + "@proc", 0.2)));
   REQUIRE(proc.size() == 20);
   for (const auto &p : proc) {
     INFO(p.dump());
@@ -452,8 +459,8 @@ TEST_CASE("a 3 % delay on one resolution path reads that backend slower in 20 of
   // over internal reads faster.
   auto dlsym = paired_of(run_latency(
       scratch("paired_dlsym"),
-      paired_matrix(20, "cuModuleLoadData:delay_ns=" + d + "@dlsym;cuModuleLoadData:delay_ns=0@proc",
-                    0.2)));
+      paired_matrix(
+          20, "cuModuleLoadData:delay_ns=" + d + "@dlsym;cuModuleLoadData:delay_ns=0@proc", 0.2)));
   REQUIRE(dlsym.size() == 20);
   for (const auto &p : dlsym) {
     INFO(p.dump());

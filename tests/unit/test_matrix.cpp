@@ -384,11 +384,10 @@ TEST_CASE("integer and number keys refuse fractions, inf, nan and out-of-range v
         CHECK_THAT(msg, Catch::StartsWith(where) && Catch::Contains(what));
       }
     }
-  for (const char *key :
-       {"matrix.case_timeout_s", "expect.warning_count", "latency.rounds", "latency.max_rounds",
-        "latency.min_time_s", "latency.target_cv", "latency.regression_threshold",
-        "latency.paired_threshold", "latency.block_time_s", "latency.budget_s",
-        "latency.thresholds.p"}) {
+  for (const char *key : {"matrix.case_timeout_s", "expect.warning_count", "latency.rounds",
+                          "latency.max_rounds", "latency.min_time_s", "latency.target_cv",
+                          "latency.regression_threshold", "latency.paired_threshold",
+                          "latency.block_time_s", "latency.budget_s", "latency.thresholds.p"}) {
     INFO(key);
     CHECK(tested.count(key) == 1);
   }

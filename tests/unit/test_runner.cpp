@@ -1,9 +1,9 @@
 // `cuparity run` end to end on the simulated driver: clean envs, crashes, resume, shards, faults.
-#include "harness/run/run_layout.hpp"
 #include "harness/platform/gpu_lock.hpp"
 #include "harness/platform/subprocess.hpp"
 #include "harness/protocol/records.hpp"
 #include "harness/protocol/results.hpp"
+#include "harness/run/run_layout.hpp"
 #include "test_support.hpp"
 
 #include <atomic>
@@ -481,7 +481,7 @@ TEST_CASE("cell file names are bounded, and long ids that share a prefix stay ap
   CHECK(a.size() == 96);
   CHECK(b.size() == 96);
   CHECK(a != b);
-  CHECK(file_safe(prefix + "a") == a); // stable
+  CHECK(file_safe(prefix + "a") == a);    // stable
   CHECK(file_safe("").size() == 96 - 79); // no empty name: the digest alone, after a dash
   CHECK(file_safe("..") != "..");
 }
