@@ -31,14 +31,14 @@ combination of a TOML matrix, one fresh process per cell, and reports whether th
 backends are equivalent. The CUDA driver (libcuda.so.1) is opened at run time.")
 
 # dpkg-shlibdeps (package dpkg-dev) computes Depends from the ELF files; without it, the
-# dependencies it gives for a bookworm build are written out. Google Benchmark's runtime package is
-# libbenchmark1debian (soname libbenchmark.so.1debian).
+# dependencies it gives for a bookworm build are written out. No shipped binary links Google
+# Benchmark (the latency probes time themselves in interleaved blocks; docs/latency.md).
 find_program(CUPARITY_DPKG_SHLIBDEPS dpkg-shlibdeps)
 if(CUPARITY_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
   set(CPACK_DEBIAN_PACKAGE_DEPENDS
-      "libbenchmark1debian (>= 1.7.1), libc6 (>= 2.34), libgcc-s1 (>= 3.0), libstdc++6 (>= 11)")
+      "libc6 (>= 2.34), libgcc-s1 (>= 3.0), libstdc++6 (>= 11)")
 endif()
 
 include(CPack)
