@@ -33,8 +33,9 @@ target_compile_definitions(cuparity_config PRIVATE
   CUPARITY_PKGLIBDIR_FROM_BINDIR="${cuparity_pkglibdir_from_bindir}")
 
 # Installed binaries carry no RUNPATH: they link only system libraries (libc, libstdc++,
-# libgcc_s), and Debian rejects custom search paths. The build tree keeps its $ORIGIN (CMAKE_BUILD_RPATH). A dependency found outside
-# the system folders (a private benchmark build) is still recorded, by absolute path.
+# libgcc_s), and Debian rejects custom search paths. The build tree keeps its $ORIGIN
+# (CMAKE_BUILD_RPATH). A dependency found outside the system folders is still recorded, by
+# absolute path.
 set(cuparity_installed_targets cuparity cuparity_nvidia cuparity_fault_shim)
 if(TARGET cuparity_simdriver)
   list(APPEND cuparity_installed_targets cuparity_simdriver cuparity_simdriver_legacy)
