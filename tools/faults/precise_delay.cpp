@@ -15,10 +15,19 @@ using clock = std::chrono::steady_clock;
 // and no float conversion on the caller's time.
 constexpr int fraction_bits = 16;
 
+// What a call of n loops costs beyond n loops is not one constant: the call itself, and from
+// some trip count on (about 20 here) a mispredicted loop exit of several ns. So there are two
+// overheads, measured with requests of 0 and of 64 loops, and a request of at least
+// `long_from` loops takes off the second. One comparison: a table of lengths cost more to
+// search than a 2 ns delay lasts.
+constexpr std::uint64_t long_from = 24;
+constexpr std::uint64_t long_probe = 64;
+
 struct tuned {
   delay_calibration published;
   std::uint64_t loops_per_ns_fixed = 0;
-  std::uint64_t entry_loops = 0; ///< the short path's own cost, in loops, taken off each delay
+  std::uint64_t short_overhead = 0; ///< loops taken off a request shorter than long_from
+  std::uint64_t long_overhead = 0;  ///< loops taken off a longer one
 };
 
 double elapsed_ns(clock::time_point from, clock::time_point to) {
@@ -35,11 +44,11 @@ double elapsed_ns(clock::time_point from, clock::time_point to) {
   }
 }
 
-// The short path exactly as precise_delay runs it, so calibration can time its fixed cost.
-[[gnu::noinline]] void spin_for(std::int64_t ns, const tuned &t) {
-  const std::uint64_t loops =
-      (static_cast<std::uint64_t>(ns) * t.loops_per_ns_fixed) >> fraction_bits;
-  spin_loops(loops > t.entry_loops ? loops - t.entry_loops : 0);
+// The short path for a request of `loops` loops, exactly as precise_delay runs it, so that
+// calibration times the same code.
+[[gnu::noinline]] void spin_request(std::uint64_t loops, const tuned &t) {
+  const std::uint64_t overhead = loops >= long_from ? t.long_overhead : t.short_overhead;
+  spin_loops(loops > overhead ? loops - overhead : 0);
 }
 
 // The fastest of several windows: preemption and interrupts only ever make a window slower, so
@@ -54,6 +63,15 @@ template <class Work> double best_of(int windows, Work &&work) {
   return best;
 }
 
+// Average cost of `work` over `calls` calls, the fastest of 7 windows.
+template <class Work> double per_call_ns(int calls, Work &&work) {
+  const auto repeated = [&] {
+    for (int i = 0; i < calls; ++i)
+      work();
+  };
+  return best_of(7, repeated) / calls;
+}
+
 double measure_loops_per_ns() {
   // Grow the window to at least 100 us so the two clock reads around it are below 0.05 %.
   std::uint64_t loops = 1 << 14;
@@ -62,14 +80,11 @@ double measure_loops_per_ns() {
   return static_cast<double>(loops) / best_of(7, [&] { spin_loops(loops); });
 }
 
-// Average cost of `work` over `calls` calls, the fastest of 7 windows.
-template <class Work> double per_call_ns(int calls, Work &&work) {
-  return best_of(7,
-                 [&] {
-                   for (int i = 0; i < calls; ++i)
-                     work();
-                 }) /
-         calls;
+// The overhead of a request of n loops, in loops, measured while no correction applies yet.
+std::uint64_t overhead_at(std::uint64_t n, const tuned &t) {
+  const double lpn = t.published.loops_per_ns;
+  const double extra_ns = per_call_ns(5000, [&] { spin_request(n, t); }) - n / lpn;
+  return static_cast<std::uint64_t>(std::max(0.0, extra_ns) * lpn);
 }
 
 tuned measure() {
@@ -78,9 +93,11 @@ tuned measure() {
   t.loops_per_ns_fixed =
       static_cast<std::uint64_t>(t.published.loops_per_ns * (1 << fraction_bits));
   t.published.clock_read_ns = per_call_ns(1000, [] { (void)clock::now(); });
-  // A 1 ns request spins no loop at all (entry_loops is still 0), so this is the call's own cost.
-  t.published.entry_ns = per_call_ns(10000, [&] { spin_for(1, t); });
-  t.entry_loops = static_cast<std::uint64_t>(t.published.entry_ns * t.published.loops_per_ns);
+  const std::uint64_t short_overhead = overhead_at(0, t);
+  const std::uint64_t long_overhead = overhead_at(long_probe, t);
+  t.short_overhead = short_overhead;
+  t.long_overhead = long_overhead;
+  t.published.entry_ns = static_cast<double>(short_overhead) / t.published.loops_per_ns;
   return t;
 }
 
@@ -104,7 +121,7 @@ void precise_delay(std::int64_t ns) {
     return;
   const tuned &t = calibrated();
   if (ns < clock_threshold_ns) {
-    spin_for(ns, t);
+    spin_request((static_cast<std::uint64_t>(ns) * t.loops_per_ns_fixed) >> fraction_bits, t);
     return;
   }
   // From entry, the first read's sample comes half a read in; the loop's samples are a read

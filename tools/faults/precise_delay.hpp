@@ -7,7 +7,8 @@ namespace cuparity::faults {
 
 /// Busy-waits about `ns` nanoseconds on the calling thread (nothing for ns <= 0). Short delays
 /// count iterations of a loop calibrated against steady_clock, so they cost no clock read, less
-/// the loops that the call itself costs (so a 2 ns delay adds about 2 ns, not 2 ns plus a call);
+/// the loops that the call itself costs at about that length (so a 2 ns delay adds about 2 ns,
+/// not 2 ns plus a call, and a 70 ns one not 70 plus a mispredicted loop exit);
 /// long ones (>= clock_threshold_ns) wait for a steady_clock deadline, compensated for the clock
 /// reads, so they stay within half a read (about 10 ns) of the asked time even where a busy
 /// core slows the loop down (a loaded CI machine). The first call calibrates (about a
@@ -25,7 +26,7 @@ inline constexpr std::int64_t clock_threshold_ns = 300;
 struct delay_calibration {
   double loops_per_ns = 0;  ///< spin-loop iterations per nanosecond
   double clock_read_ns = 0; ///< cost of one steady_clock::now()
-  double entry_ns = 0;      ///< the short path's fixed cost, taken off every short delay
+  double entry_ns = 0;      ///< the short path's own cost for the shortest requests
 };
 [[nodiscard]] const delay_calibration &calibration();
 
