@@ -136,19 +136,25 @@ std::uint64_t overhead_at(std::uint64_t n, const tuned &t) {
   return static_cast<std::uint64_t>(std::max(0.0, extra_ns) * lpn);
 }
 
-// How late a 200 ns deadline wait ends with no correction yet, timed on the counter itself
-// wait by wait: the median, so a wait that a preemption stretched does not count (the mean over
-// a window did, on a busy VM). One read of the timing itself is taken off.
-double median_lateness_ns(const tuned &t, double read_ns) {
-  constexpr std::int64_t probe_ns = 200;
-  std::vector<double> late(999);
-  for (double &l : late) {
+// The median of 999 counter intervals around `work`, in ns: a median, so an interval that a
+// preemption stretched does not count (a mean over a window did, on a busy VM).
+template <class Work> double median_interval_ns(const tuned &t, Work &&work) {
+  std::vector<double> ns(999);
+  for (double &n : ns) {
     const std::uint64_t c0 = counter(t);
-    wait_request(probe_ns, t);
-    l = static_cast<double>(counter(t) - c0) / t.ticks_per_ns - probe_ns - read_ns;
+    work();
+    n = static_cast<double>(counter(t) - c0) / t.ticks_per_ns;
   }
-  std::nth_element(late.begin(), late.begin() + late.size() / 2, late.end());
-  return late[late.size() / 2];
+  std::nth_element(ns.begin(), ns.begin() + ns.size() / 2, ns.end());
+  return ns[ns.size() / 2];
+}
+
+// How late a 200 ns deadline wait ends with no correction yet: the timed wait less the same
+// timing around nothing (the reads' share of the interval), both medians.
+double median_lateness_ns(const tuned &t) {
+  constexpr std::int64_t probe_ns = 200;
+  const double timing = median_interval_ns(t, [] {});
+  return median_interval_ns(t, [&] { wait_request(probe_ns, t); }) - timing - probe_ns;
 }
 
 // The counter's rate against steady_clock over 2 ms (0.1 % from the clock reads at the ends),
@@ -162,7 +168,7 @@ void measure_counter(tuned &t) {
   }
   t.ticks_per_ns = static_cast<double>(counter(t) - c0) / elapsed_ns(t0, clock::now());
   const double read_ns = per_call_ns(1000, [&] { (void)counter(t); });
-  const double late_ns = median_lateness_ns(t, read_ns);
+  const double late_ns = median_lateness_ns(t);
   t.early_ticks = static_cast<std::uint64_t>(std::max(0.0, late_ns) * t.ticks_per_ns);
   t.counter_from_ns = std::max<std::int64_t>(20, static_cast<std::int64_t>(3 * read_ns));
   t.published.counter_read_ns = read_ns;
