@@ -16,7 +16,6 @@ using faults::symbol_id;
 struct copy_shape {
   bool copy = false;               ///< a copy the shim can corrupt
   bool device_destination = false; ///< HtoD, DtoD: the byte is changed through the driver
-  bool unified = false;            ///< cuMemcpy*: host or device, the driver's cuMemcpy decides
   bool async = false;              ///< the stream is synchronised before the byte is changed
   bool per_thread = false;         ///< _ptsz: stream 0 is the per-thread default stream
 };
@@ -24,10 +23,9 @@ struct copy_shape {
 constexpr copy_shape copy_shape_of(symbol_id id) {
   using enum symbol_id;
   constexpr copy_shape to_device{true, true}, to_host{true, false};
-  constexpr copy_shape to_device_async{true, true, false, true};
-  constexpr copy_shape to_host_async{true, false, false, true};
-  constexpr copy_shape to_device_ptsz{true, true, false, true, true};
-  constexpr copy_shape to_host_ptsz{true, false, false, true, true};
+  constexpr copy_shape to_device_async{true, true, true}, to_host_async{true, false, true};
+  constexpr copy_shape to_device_ptsz{true, true, true, true},
+      to_host_ptsz{true, false, true, true};
   switch (id) {
   case cuMemcpyHtoD:
   case cuMemcpyHtoD_v2:

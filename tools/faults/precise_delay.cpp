@@ -1,9 +1,17 @@
-// Calibrated spin loop for short delays, steady_clock deadline for long ones.
+// Busy-waits of a few ns to microseconds: a calibrated loop below a few counter reads, a
+// deadline on a counter that a busy core does not slow down above.
 #include "tools/faults/precise_delay.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <limits>
+#include <string>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 namespace cuparity::faults {
 
@@ -15,11 +23,52 @@ using clock = std::chrono::steady_clock;
 // and no float conversion on the caller's time.
 constexpr int fraction_bits = 16;
 
+// What a call of n loops costs beyond n loops is not one constant: the call itself, and from
+// some trip count on (about 20 here) a mispredicted loop exit of several ns. So there are two
+// overheads, measured with requests of 0 and of 64 loops, and a request of at least
+// `long_from` loops takes off the second (one comparison: a table would cost more to search
+// than a 2 ns delay lasts).
+constexpr std::uint64_t long_from = 24;
+constexpr std::uint64_t long_probe = 64;
+
 struct tuned {
   delay_calibration published;
   std::uint64_t loops_per_ns_fixed = 0;
-  std::uint64_t entry_loops = 0; ///< the short path's own cost, in loops, taken off each delay
+  std::uint64_t short_overhead = 0; ///< loops taken off a request shorter than long_from
+  std::uint64_t long_overhead = 0;  ///< loops taken off a longer one
+  bool tsc = false;                 ///< the deadline counter is the TSC, else steady_clock
+  double ticks_per_ns = 1;          ///< of the deadline counter
+  std::uint64_t early_ticks = 0;    ///< a deadline is aimed this much early (wait_request)
+  std::int64_t counter_from_ns = 0; ///< requests from here wait on the counter
 };
+
+std::uint64_t steady_ns() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now().time_since_epoch())
+          .count());
+}
+
+// The loop's speed moves with the core's frequency and with whatever shares the core (a busy
+// VM host: up to 40 % between runs here), the TSC's does not. It is used where the kernel keeps
+// time with it, so it is known to be invariant and synchronised.
+bool kernel_uses_tsc() {
+#if defined(__x86_64__)
+  std::ifstream in("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+  std::string source;
+  return static_cast<bool>(in >> source) && source == "tsc";
+#else
+  return false;
+#endif
+}
+
+std::uint64_t counter(const tuned &t) {
+#if defined(__x86_64__)
+  if (t.tsc)
+    return __rdtsc();
+#endif
+  (void)t;
+  return steady_ns();
+}
 
 double elapsed_ns(clock::time_point from, clock::time_point to) {
   return static_cast<double>(
@@ -35,11 +84,20 @@ double elapsed_ns(clock::time_point from, clock::time_point to) {
   }
 }
 
-// The short path exactly as precise_delay runs it, so calibration can time its fixed cost.
-[[gnu::noinline]] void spin_for(std::int64_t ns, const tuned &t) {
-  const std::uint64_t loops =
-      (static_cast<std::uint64_t>(ns) * t.loops_per_ns_fixed) >> fraction_bits;
-  spin_loops(loops > t.entry_loops ? loops - t.entry_loops : 0);
+// The loop path for a request of `loops` loops, exactly as precise_delay runs it, so that
+// calibration times the same code.
+[[gnu::noinline]] void spin_request(std::uint64_t loops, const tuned &t) {
+  const std::uint64_t overhead = loops >= long_from ? t.long_overhead : t.short_overhead;
+  spin_loops(loops > overhead ? loops - overhead : 0);
+}
+
+// A deadline `ns` ahead on the counter, aimed early by the path's own overshoot (the reads at
+// both ends, the last one's lateness, the call), which calibration measures on this very code.
+[[gnu::noinline]] void wait_request(std::int64_t ns, const tuned &t) {
+  const auto ticks = static_cast<std::uint64_t>(static_cast<double>(ns) * t.ticks_per_ns);
+  const std::uint64_t until = counter(t) + (ticks > t.early_ticks ? ticks - t.early_ticks : 0);
+  while (counter(t) < until) {
+  }
 }
 
 // The fastest of several windows: preemption and interrupts only ever make a window slower, so
@@ -54,6 +112,15 @@ template <class Work> double best_of(int windows, Work &&work) {
   return best;
 }
 
+// Average cost of `work` over `calls` calls, the fastest of 7 windows.
+template <class Work> double per_call_ns(int calls, Work &&work) {
+  const auto repeated = [&] {
+    for (int i = 0; i < calls; ++i)
+      work();
+  };
+  return best_of(7, repeated) / calls;
+}
+
 double measure_loops_per_ns() {
   // Grow the window to at least 100 us so the two clock reads around it are below 0.05 %.
   std::uint64_t loops = 1 << 14;
@@ -62,14 +129,49 @@ double measure_loops_per_ns() {
   return static_cast<double>(loops) / best_of(7, [&] { spin_loops(loops); });
 }
 
-// Average cost of `work` over `calls` calls, the fastest of 7 windows.
-template <class Work> double per_call_ns(int calls, Work &&work) {
-  return best_of(7,
-                 [&] {
-                   for (int i = 0; i < calls; ++i)
-                     work();
-                 }) /
-         calls;
+// The overhead of a request of n loops, in loops, measured while no correction applies yet.
+std::uint64_t overhead_at(std::uint64_t n, const tuned &t) {
+  const double lpn = t.published.loops_per_ns;
+  const double extra_ns = per_call_ns(5000, [&] { spin_request(n, t); }) - n / lpn;
+  return static_cast<std::uint64_t>(std::max(0.0, extra_ns) * lpn);
+}
+
+// The median of 999 counter intervals around `work`, in ns: a median, so an interval that a
+// preemption stretched does not count (a mean over a window did, on a busy VM).
+template <class Work> double median_interval_ns(const tuned &t, Work &&work) {
+  std::vector<double> ns(999);
+  for (double &n : ns) {
+    const std::uint64_t c0 = counter(t);
+    work();
+    n = static_cast<double>(counter(t) - c0) / t.ticks_per_ns;
+  }
+  std::nth_element(ns.begin(), ns.begin() + ns.size() / 2, ns.end());
+  return ns[ns.size() / 2];
+}
+
+// How late a 200 ns deadline wait ends with no correction yet: the timed wait less the same
+// timing around nothing (the reads' share of the interval), both medians.
+double median_lateness_ns(const tuned &t) {
+  constexpr std::int64_t probe_ns = 200;
+  const double timing = median_interval_ns(t, [] {});
+  return median_interval_ns(t, [&] { wait_request(probe_ns, t); }) - timing - probe_ns;
+}
+
+// The counter's rate against steady_clock over 2 ms (0.1 % from the clock reads at the ends),
+// the cost of one read, and the wait's lateness. The counter takes over from three reads on,
+// where its error (within a read) is below the loop's on a busy core.
+void measure_counter(tuned &t) {
+  t.tsc = kernel_uses_tsc();
+  const auto t0 = clock::now();
+  const std::uint64_t c0 = counter(t);
+  while (elapsed_ns(t0, clock::now()) < 2e6) {
+  }
+  t.ticks_per_ns = static_cast<double>(counter(t) - c0) / elapsed_ns(t0, clock::now());
+  const double read_ns = per_call_ns(1000, [&] { (void)counter(t); });
+  const double late_ns = median_lateness_ns(t);
+  t.early_ticks = static_cast<std::uint64_t>(std::max(0.0, late_ns) * t.ticks_per_ns);
+  t.counter_from_ns = std::max<std::int64_t>(20, static_cast<std::int64_t>(3 * read_ns));
+  t.published.counter_read_ns = read_ns;
 }
 
 tuned measure() {
@@ -78,9 +180,14 @@ tuned measure() {
   t.loops_per_ns_fixed =
       static_cast<std::uint64_t>(t.published.loops_per_ns * (1 << fraction_bits));
   t.published.clock_read_ns = per_call_ns(1000, [] { (void)clock::now(); });
-  // A 1 ns request spins no loop at all (entry_loops is still 0), so this is the call's own cost.
-  t.published.entry_ns = per_call_ns(10000, [&] { spin_for(1, t); });
-  t.entry_loops = static_cast<std::uint64_t>(t.published.entry_ns * t.published.loops_per_ns);
+  const std::uint64_t short_overhead = overhead_at(0, t);
+  const std::uint64_t long_overhead = overhead_at(long_probe, t);
+  t.short_overhead = short_overhead;
+  t.long_overhead = long_overhead;
+  t.published.entry_ns = static_cast<double>(short_overhead) / t.published.loops_per_ns;
+  measure_counter(t);
+  t.published.tsc = t.tsc;
+  t.published.counter_from_ns = t.counter_from_ns;
   return t;
 }
 
@@ -103,18 +210,11 @@ void precise_delay(std::int64_t ns) {
   if (ns <= 0)
     return;
   const tuned &t = calibrated();
-  if (ns < clock_threshold_ns) {
-    spin_for(ns, t);
+  if (ns < t.counter_from_ns) {
+    spin_request((static_cast<std::uint64_t>(ns) * t.loops_per_ns_fixed) >> fraction_bits, t);
     return;
   }
-  // From entry, the first read's sample comes half a read in; the loop's samples are a read
-  // apart, so the first one past the deadline is half a read late on average, and returning
-  // takes half a read more. Aiming one and a half reads early makes the mean exact, within
-  // half a read either way, however busy the core is.
-  const auto early = static_cast<std::int64_t>(1.5 * t.published.clock_read_ns);
-  const auto until = clock::now() + std::chrono::nanoseconds(ns - early);
-  while (clock::now() < until) {
-  }
+  wait_request(ns, t);
 }
 
 } // namespace cuparity::faults

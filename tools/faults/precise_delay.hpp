@@ -5,27 +5,30 @@
 
 namespace cuparity::faults {
 
-/// Busy-waits about `ns` nanoseconds on the calling thread (nothing for ns <= 0). Short delays
-/// count iterations of a loop calibrated against steady_clock, so they cost no clock read, less
-/// the loops that the call itself costs (so a 2 ns delay adds about 2 ns, not 2 ns plus a call);
-/// long ones (>= clock_threshold_ns) wait for a steady_clock deadline, compensated for the clock
-/// reads, so they stay within half a read (about 10 ns) of the asked time even where a busy
-/// core slows the loop down (a loaded CI machine). The first call calibrates (about a
-/// millisecond) unless calibrate_delay() ran before.
+/// Busy-waits about `ns` nanoseconds on the calling thread (nothing for ns <= 0).
+/// - Below about three counter reads (20-30 ns), it counts iterations of a loop calibrated
+///   against steady_clock, less the loops the call itself costs at about that length: no clock
+///   read, so a 2 ns delay adds about 2 ns. The loop's speed follows the core's, so on a busy
+///   shared core these few ns can be off by a third.
+/// - From there, it waits for a deadline on the TSC (x86-64, where the kernel keeps time with
+///   it) or else on steady_clock, aimed early by the wait's own overshoot as calibration
+///   measured it: within about a read (3-12 ns) of the asked time, however busy the core is.
+/// The first call calibrates (a few milliseconds) unless calibrate_delay() ran before.
 void precise_delay(std::int64_t ns);
 
-/// Measures the loop's speed and the cost of a clock read, once per process; later calls return
-/// at once. Call it where a millisecond does not matter (when faults are read), so that the first
-/// delayed driver call is not the one that pays for it.
+/// Measures the loop's speed, the loop's overheads and the counter, once per process; later
+/// calls return at once. Call it where milliseconds do not matter (when faults are read), so
+/// that the first delayed driver call is not the one that pays for it.
 void calibrate_delay();
-
-inline constexpr std::int64_t clock_threshold_ns = 300;
 
 /// What calibration found (the benchmark prints it).
 struct delay_calibration {
-  double loops_per_ns = 0;  ///< spin-loop iterations per nanosecond
-  double clock_read_ns = 0; ///< cost of one steady_clock::now()
-  double entry_ns = 0;      ///< the short path's fixed cost, taken off every short delay
+  double loops_per_ns = 0;          ///< spin-loop iterations per nanosecond
+  double clock_read_ns = 0;         ///< cost of one steady_clock::now()
+  double entry_ns = 0;              ///< the loop path's own cost for the shortest requests
+  bool tsc = false;                 ///< deadlines use the TSC (else steady_clock)
+  double counter_read_ns = 0;       ///< cost of one read of the deadline counter
+  std::int64_t counter_from_ns = 0; ///< requests from here wait on the counter
 };
 [[nodiscard]] const delay_calibration &calibration();
 
