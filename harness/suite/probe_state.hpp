@@ -47,7 +47,8 @@ public:
   /// `other` may be null: no other backend in this process (the series is then left out).
   probe_state(const probe_plan &plan, driver *other) noexcept;
 
-  struct value {};
+  /// What `for (auto _ : s)` binds: nothing, and no unused-variable warning for it.
+  struct [[maybe_unused]] value {};
   struct sentinel {};
   class iterator {
   public:
