@@ -48,13 +48,15 @@ bool write_json(const run_comparison &c, const std::string &target) {
 }
 
 int compare(const compare_options &opt) {
-  latency_settings settings;
-  if (!latency_rule_settings(opt, settings))
-    return exit_code::bad_input;
   run_comparison c;
   try {
     const auto a = read_recorded_run(opt.a);
     const auto b = read_recorded_run(opt.b);
+    // Without --matrix, the thresholds run B recorded (what its own verdicts used), else the
+    // defaults; --threshold overrides either.
+    latency_settings settings = b.latency_settings_used.value_or(latency_settings{});
+    if (!latency_rule_settings(opt, settings))
+      return exit_code::bad_input;
     c = compare_runs(a, b, settings);
   } catch (const summary_input_error &e) {
     std::cerr << "cuparity compare: " << e.what() << "\n";
@@ -82,7 +84,7 @@ void add_compare_command(CLI::App &app, action &run) {
                   "and no console report)");
   cmd->add_option("--matrix", opt->matrix,
                   "Judge latency with this matrix's [latency] thresholds "
-                  "(default: the built-in ones, docs/latency.md)");
+                  "(default: those run B recorded in latency.settings, else the built-in ones)");
   cmd->add_option("--threshold", opt->threshold,
                   "Relative latency threshold (overrides regression_threshold; default 0.05)")
       ->check(CLI::PositiveNumber);

@@ -187,7 +187,13 @@ json latency_summary(const matrix &m, const std::vector<json> &records, const js
           {"overhead", paired.overhead},
           {"paired", paired.paired},
           {"noise", noise_block(parts.stats, l.target_cv)},
-          {"baseline", parts.baseline}};
+          {"baseline", parts.baseline},
+          // The thresholds these verdicts were judged with, so a later `cuparity compare` of
+          // this run judges by them too.
+          {"settings",
+           {{"regression_threshold", l.regression_threshold},
+            {"paired_threshold", l.paired_threshold},
+            {"thresholds", l.thresholds}}}};
 }
 
 } // namespace cuparity

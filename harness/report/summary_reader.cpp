@@ -37,6 +37,24 @@ void check_schema(const json &parent, const std::string &path, const std::string
   throw json_input_error(where, "'" + schema + "' where " + expected + " was expected");
 }
 
+/// latency.settings: the thresholds the run used (each member checked; absent in older runs).
+std::optional<latency_settings> read_settings(const json &lat) {
+  const auto *st = optional_member(lat, "latency", "settings", json_kind::object);
+  if (!st)
+    return std::nullopt;
+  const std::string path = "latency.settings";
+  latency_settings l;
+  l.regression_threshold =
+      member(*st, path, "regression_threshold", json_kind::number).get<double>();
+  l.paired_threshold = member(*st, path, "paired_threshold", json_kind::number).get<double>();
+  const auto &per_probe = member(*st, path, "thresholds", json_kind::object);
+  for (const auto &[probe, value] : per_probe.items()) {
+    require_kind(value, member_path(path + ".thresholds", probe), json_kind::number);
+    l.thresholds[probe] = value.get<double>();
+  }
+  return l;
+}
+
 run_header read_header(const json &s, const std::string &source) {
   run_header h;
   h.source = source;
@@ -92,6 +110,7 @@ recorded_run read_sections(const json &s, const std::string &source) {
       check_schema(*lat, "latency", latency_schema);
     run.has_latency = true;
     run.latency = read_recorded_latency(*lat, "latency");
+    run.latency_settings_used = read_settings(*lat);
   }
   return run;
 }

@@ -2,10 +2,12 @@
 #pragma once
 
 #include "harness/latency/recorded_latency.hpp"
+#include "harness/matrix/matrix.hpp"
 #include "harness/verdict/compare.hpp"
 #include "harness/verdict/outcome_changes.hpp"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -40,6 +42,8 @@ struct recorded_run {
   std::vector<divergence> divergences;
   bool has_latency = false; ///< the summary's latency block is not null
   recorded_latency latency;
+  /// The thresholds the run judged its latency with (latency.settings); absent in older runs.
+  std::optional<latency_settings> latency_settings_used;
 };
 
 /// Reads `path`: a run directory holding summary.json, or a summary.json. Throws

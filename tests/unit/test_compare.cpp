@@ -307,3 +307,31 @@ TEST_CASE("cuparity compare: exit codes, JSON on stdout, console report, bad inp
   CHECK(missing.exit_code == exit_code::bad_input);
   CHECK_THAT(missing.err, Catch::Contains("none: no such file"));
 }
+
+TEST_CASE("cuparity compare judges by the thresholds run B recorded, unless told otherwise",
+          "[compare][cli]") {
+  const auto dir = scratch("settings");
+  json a = summary_of({}), b = summary_of({});
+  a["latency"] = latency_of({{"c0", rounds(1000)}});
+  b["latency"] = latency_of({{"c0", rounds(1100)}}); // 10 % slower
+  const auto a_path = write(dir, "a.json", a.dump());
+  const auto plain = write(dir, "plain.json", b.dump());
+  b["latency"]["settings"] = {
+      {"regression_threshold", 0.5}, {"paired_threshold", 0.01}, {"thresholds", json::object()}};
+  const auto loose = write(dir, "loose.json", b.dump());
+  // Without recorded settings: the defaults (5 %), so slower.
+  CHECK(test::run_cuparity({"compare", a_path, plain}, {}).exit_code == exit_code::failures);
+  // Run B judged with a 50 % threshold: 10 % is within it.
+  auto recorded = test::run_cuparity({"compare", a_path, loose, "--json", "-"}, {});
+  CHECK(recorded.exit_code == exit_code::ok);
+  CHECK(json::parse(recorded.out)["latency"][0]["threshold"] == 0.5);
+  // --threshold still overrides what was recorded.
+  CHECK(test::run_cuparity({"compare", a_path, loose, "--threshold", "0.05"}, {}).exit_code ==
+        exit_code::failures);
+  // A malformed settings block is bad input that names the member.
+  b["latency"]["settings"]["regression_threshold"] = "wide";
+  const auto bad = write(dir, "bad.json", b.dump());
+  auto refused = test::run_cuparity({"compare", a_path, bad}, {});
+  CHECK(refused.exit_code == exit_code::bad_input);
+  CHECK_THAT(refused.err, Catch::Contains("latency.settings.regression_threshold"));
+}
