@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Sequence
 
-from .reader import ReportInputError, check_schema
+from .reader import ReportInputError, check_schema, read_json
 
 SCHEMA = "cuparity.compare"
 CLASSES = ("regression", "fix", "changed", "new", "missing", "unchanged")
@@ -66,16 +66,7 @@ def check_compare(data: Any, source: str) -> dict[str, Any]:
 
 def read_compare(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Reads a compare JSON file written by `cuparity compare --json FILE`."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except FileNotFoundError:
-        raise ReportInputError(path, "no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ReportInputError(path, f"cannot read: {e}") from None
-    except json.JSONDecodeError as e:
-        raise ReportInputError(path, f"not valid JSON: {e}") from None
-    return check_compare(data, str(path))
+    return check_compare(read_json(path), str(path))
 
 
 def run_compare(a: str, b: str, options: Sequence[str] = ()) -> dict[str, Any]:

@@ -90,17 +90,22 @@ def _check_latency(latency: Any, path: str | os.PathLike[str]) -> None:
     check_schema(latency.get("schema"), "cuparity.latency", path)
 
 
-def read_summary(path: str | os.PathLike[str]) -> Run:
-    """Reads and checks one summary.json."""
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """One JSON file, or a ReportInputError naming it and what is wrong (never a traceback)."""
     try:
         with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+            return json.load(f)
     except FileNotFoundError:
         raise ReportInputError(path, "no such file") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ReportInputError(path, f"cannot read: {e}") from None
     except json.JSONDecodeError as e:
         raise ReportInputError(path, f"not valid JSON: {e}") from None
+
+
+def read_summary(path: str | os.PathLike[str]) -> Run:
+    """Reads and checks one summary.json."""
+    data = read_json(path)
     if not isinstance(data, dict):
         raise ReportInputError(path, "expected a JSON object")
     check_schema(data.get("schema"), "cuparity.summary", path)
