@@ -3,6 +3,7 @@
 
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,11 +28,21 @@ private:
 
 struct results_file {
   std::vector<nlohmann::json> records;
-  bool truncated_tail = false; ///< the last line was cut off (and ignored)
+  bool truncated_tail = false;   ///< the last line was cut off (and ignored)
+  std::size_t complete_size = 0; ///< bytes up to the end of the last complete line
 };
 
-/// Reads every complete record. Throws std::runtime_error naming file and line for a corrupt
-/// line that is not the last one.
+/// Reads every complete record; none when `path` does not exist. Throws std::runtime_error
+/// naming the file, and "file:N" for a line that is no record (not JSON, not an object, an
+/// unknown type, a member missing or of the wrong kind: record_schema.hpp), and when `path` is
+/// a folder, a dangling link or unreadable. A last line without its newline is a record cut off
+/// by a kill: it is not read, and `truncated_tail` says so.
 [[nodiscard]] results_file read_results(const std::string &path);
+
+/// Before anything is appended to a results file that ends in a cut-off record: moves those
+/// bytes to "<path>.torn-<K>" (the first K free) and truncates the file after its last complete
+/// line, so that the next record starts a line of its own. Returns the file they went to; none
+/// when the file ends cleanly. Throws std::runtime_error naming the file when it cannot.
+std::optional<std::string> set_aside_torn_tail(const std::string &path);
 
 } // namespace cuparity
