@@ -2,6 +2,7 @@
 #include "harness/report/run_comparison.hpp"
 #include "harness/report/text_table.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -84,9 +85,14 @@ void print_compare(std::ostream &out, const run_comparison &c) {
     out << "\n";
   for (const auto &n : c.notes)
     out << "note: " << n << "\n";
+  for (const auto &why : c.incomplete)
+    out << "INCOMPLETE: " << why << "\n";
+  std::string verdict = c.verdict();
+  if (verdict != "no regression")
+    for (char &ch : verdict)
+      ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   out << "\n"
-      << (c.regressed() ? "REGRESSED" : "no regression") << " ("
-      << c.count(outcome_change::regression) << " outcome regressions, "
+      << verdict << " (" << c.count(outcome_change::regression) << " outcome regressions, "
       << c.divergences.added.size() << " new divergences, " << c.slower()
       << " slower latency series)\n";
 }

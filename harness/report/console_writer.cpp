@@ -4,6 +4,7 @@
 #include "harness/report/record_view.hpp"
 #include "harness/report/summary.hpp"
 
+#include <cctype>
 #include <iomanip>
 
 namespace cuparity {
@@ -67,16 +68,17 @@ void print_findings(std::ostream &out, const comparison &c) {
 
 void print_verdict(std::ostream &out, const run_outputs &run) {
   const auto &c = run.verdict;
-  const int code = verdict_exit_code(c, run.facts);
+  if (!c.coverage.complete())
+    out << "INCOMPLETE: " << coverage_message(c.coverage) << "\n";
+  std::string name = verdict_name(c, run.facts);
+  for (char &ch : name)
+    ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   out << "cuparity: " << run.m.name << ": " << c.results << " results in " << run.m.cells.size()
       << " cells, " << c.groups.size() << " semantic groups; " << c.problems.size() << " problems, "
       << c.divergences.size() << " divergences, " << c.allowed
       << " allowed non-passes; functional phase " << std::fixed << std::setprecision(1)
-      << run.facts.functional_wall_s << " s: "
-      << (code == 0   ? "EQUIVALENT"
-          : code == 3 ? "ENVIRONMENT PROBLEM"
-                      : "FAILED")
-      << "\n";
+      << run.facts.functional_wall_s
+      << " s: " << (name == "ENVIRONMENT" ? "ENVIRONMENT PROBLEM" : name) << "\n";
 }
 
 } // namespace

@@ -156,6 +156,12 @@ std::vector<xml_element> unattached_testcases(const comparison &c,
     out.push_back(failing_testcase("cuparity.run", name, p.kind, p.message.substr(0, message_chars),
                                    p.message));
   }
+  // An incomplete run must not read as green to a CI that counts only failing testcases.
+  if (!c.coverage.complete()) {
+    const std::string why = coverage_message(c.coverage);
+    out.push_back(failing_testcase("cuparity.run", "coverage", "incomplete",
+                                   why.substr(0, message_chars), why));
+  }
   return out;
 }
 

@@ -8,9 +8,11 @@ namespace cuparity {
 std::map<std::string, cell_view> by_cell(const std::vector<nlohmann::json> &records) {
   std::map<std::string, cell_view> out;
   for (const auto &r : records) {
-    if (is_record(r, record_type::cell))
-      out[r.value("cell", "")].record = r;
-    else if (is_record(r, record_type::case_result))
+    if (is_record(r, record_type::cell)) {
+      auto &view = out[r.value("cell", "")];
+      view.record = r;
+      view.started = true;
+    } else if (is_record(r, record_type::case_result))
       out[r.value("cell", "")].cases[r.value("case", "")] = r;
   }
   return out;

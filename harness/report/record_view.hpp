@@ -11,7 +11,10 @@
 namespace cuparity {
 
 struct cell_view {
-  nlohmann::json record;                       ///< latest "cell" record
+  /// The latest "cell" record; an empty object for a cell whose process never reported its start
+  /// (its cases can still have records: the runner's own, such as a crash before the first case).
+  nlohmann::json record = nlohmann::json::object();
+  bool started = false;                        ///< a "cell" record exists
   std::map<std::string, nlohmann::json> cases; ///< case id -> latest "case" record
 };
 

@@ -42,6 +42,33 @@ void compare_probes(const recorded_run &a, const recorded_run &b, const latency_
       out.notes.push_back("probe " + probe + " only in A");
 }
 
+std::string first_pair(const result_change &r) {
+  return "cell '" + r.cell + "', case '" + r.case_id + "'";
+}
+
+/// The reasons a comparison of A and B cannot vouch for every pair.
+std::vector<std::string> incompleteness(const recorded_run &a, const recorded_run &b,
+                                        const std::vector<result_change> &outcomes) {
+  std::vector<std::string> out;
+  for (const recorded_run *r : {&a, &b}) {
+    const char *name = r == &a ? "A" : "B";
+    if (r->header.verdict == "incomplete" || (r->coverage && !r->coverage->complete()))
+      out.push_back(std::string("run ") + name + " is incomplete" +
+                    (r->coverage ? ": " + coverage_message(*r->coverage) : std::string()));
+  }
+  if (b.results.empty())
+    out.push_back("run B has no results");
+  std::size_t missing = 0;
+  const result_change *first = nullptr;
+  for (const auto &r : outcomes)
+    if (r.change == outcome_change::missing && !missing++)
+      first = &r;
+  if (missing)
+    out.push_back(std::to_string(missing) +
+                  " pairs of A have no result in B (first: " + first_pair(*first) + ")");
+  return out;
+}
+
 } // namespace
 
 std::size_t run_comparison::count(outcome_change c) const {
@@ -59,6 +86,10 @@ bool run_comparison::regressed() const {
   return count(outcome_change::regression) > 0 || !divergences.added.empty() || slower() > 0;
 }
 
+const char *run_comparison::verdict() const {
+  return regressed() ? "regressed" : complete() ? "no regression" : "incomplete";
+}
+
 run_comparison compare_runs(const recorded_run &a, const recorded_run &b,
                             const latency_settings &latency) {
   run_comparison out;
@@ -66,6 +97,7 @@ run_comparison compare_runs(const recorded_run &a, const recorded_run &b,
   out.b = b.header;
   out.outcomes = compare_outcomes(a.results, b.results);
   out.divergences = compare_divergences(a.divergences, b.divergences);
+  out.incomplete = incompleteness(a, b, out.outcomes);
   if (a.has_latency && b.has_latency)
     compare_probes(a, b, latency, out);
   else if (a.has_latency || b.has_latency)
@@ -75,7 +107,7 @@ run_comparison compare_runs(const recorded_run &a, const recorded_run &b,
 }
 
 int compare_exit_code(const run_comparison &c) {
-  return c.regressed() ? exit_code::failures : exit_code::ok;
+  return c.regressed() || !c.complete() ? exit_code::failures : exit_code::ok;
 }
 
 } // namespace cuparity

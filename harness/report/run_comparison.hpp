@@ -29,11 +29,17 @@ struct run_comparison {
   divergence_changes divergences;
   std::vector<latency_change> latency;
   std::vector<std::string> notes; ///< what could not be compared (a probe or series one run lacks)
+  /// Why the comparison cannot vouch for every pair: a run that is itself incomplete, B without
+  /// results, or pairs of A that B lacks. Any reason makes the comparison fail (exit 1).
+  std::vector<std::string> incomplete;
 
   [[nodiscard]] std::size_t count(outcome_change c) const;
   [[nodiscard]] std::size_t slower() const; ///< latency series slower in B
   /// B regressed: an outcome regression, a new divergence, or a latency series slower.
   [[nodiscard]] bool regressed() const;
+  [[nodiscard]] bool complete() const { return incomplete.empty(); }
+  /// "regressed", else "incomplete", else "no regression".
+  [[nodiscard]] const char *verdict() const;
 };
 
 /// B against A. Latency series are judged by rule_for(`latency`, probe, B's unit), the rule the
@@ -41,7 +47,7 @@ struct run_comparison {
 [[nodiscard]] run_comparison compare_runs(const recorded_run &a, const recorded_run &b,
                                           const latency_settings &latency);
 
-/// 0 when nothing regressed, 1 when B regressed (exit_codes.hpp).
+/// 0 when nothing regressed and the comparison is complete, else 1 (exit_codes.hpp).
 [[nodiscard]] int compare_exit_code(const run_comparison &c);
 
 /// The comparison as cuparity.compare/1 JSON (docs/formats.md); non-finite numbers are null.

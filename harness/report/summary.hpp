@@ -17,6 +17,10 @@ inline constexpr const char *summary_schema = "cuparity.summary/1";
 /// The exit code docs/verdicts.md defines for a comparison: 0, 1 or 3.
 [[nodiscard]] int verdict_exit_code(const comparison &c, const run_facts &facts);
 
+/// The verdict's name: "environment", "incomplete", "failed" or "equivalent" (in that order of
+/// precedence); summary.json's "verdict", and in capitals the console's last word.
+[[nodiscard]] const char *verdict_name(const comparison &c, const run_facts &facts);
+
 /// summary.json's content (docs/formats.md); summary_json_writer writes it.
 [[nodiscard]] nlohmann::json make_summary(const matrix &m,
                                           const std::vector<nlohmann::json> &records,

@@ -22,7 +22,7 @@ json cell_entry(const cell &mc, const std::map<std::string, cell_view> &cells,
     return entry;
   }
   const json &rec = it->second.record;
-  entry["config"] = rec.value("config", json::object());
+  entry["config"] = it->second.started ? rec.value("config", json::object()) : json(nullptr);
   entry["device"] = rec.value("device", "");
   entry["startup_ms"] = rec.value("startup_ms", json::object());
   entry["group"] = group_of(c, mc.id);
@@ -73,10 +73,6 @@ json results_section(const std::map<std::string, cell_view> &cells) {
   return out;
 }
 
-const char *verdict_name(int code) {
-  return code == 0 ? "equivalent" : code == 3 ? "environment" : "failed";
-}
-
 } // namespace
 
 nlohmann::json make_summary(const matrix &m, const std::vector<nlohmann::json> &records,
@@ -98,8 +94,9 @@ nlohmann::json make_summary(const matrix &m, const std::vector<nlohmann::json> &
           {"divergences", divergences_section(c)},
           {"problems", problems_section(c)},
           {"results", results_section(cells)},
+          {"coverage", coverage_json(c.coverage)},
           {"latency", facts.latency},
-          {"verdict", verdict_name(code)},
+          {"verdict", verdict_name(c, facts)},
           {"exit_code", code}};
 }
 

@@ -112,6 +112,8 @@ recorded_run read_sections(const json &s, const std::string &source) {
     run.latency = read_recorded_latency(*lat, "latency");
     run.latency_settings_used = read_settings(*lat);
   }
+  if (const auto *cov = optional_member(s, "", "coverage", json_kind::object))
+    run.coverage = coverage_from_json(*cov, "coverage");
   return run;
 }
 

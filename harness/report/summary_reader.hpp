@@ -29,7 +29,7 @@ private:
 /// What a compare report says about each run besides its results.
 struct run_header {
   std::string source;  ///< the summary.json read
-  std::string verdict; ///< the runner's word: equivalent, failed, environment
+  std::string verdict; ///< the runner's word: equivalent, failed, incomplete, environment
   int exit_code = 0;
   std::string git_revision, started;
   bool simulated = false;
@@ -44,6 +44,8 @@ struct recorded_run {
   recorded_latency latency;
   /// The thresholds the run judged its latency with (latency.settings); absent in older runs.
   std::optional<latency_settings> latency_settings_used;
+  /// What the run covered of its plan (summary.json's coverage); absent in older runs.
+  std::optional<struct coverage> coverage;
 };
 
 /// Reads `path`: a run directory holding summary.json, or a summary.json. Throws

@@ -17,6 +17,7 @@ bool is_configuration_case(const std::string &case_id) {
 }
 
 comparison compare_results(const matrix &m, const std::vector<nlohmann::json> &records,
+                           const std::vector<planned_pair> &planned,
                            const std::vector<baseline_entry> &baseline,
                            const std::function<bool(const std::string &)> &known_case) {
   using namespace verdict;
@@ -24,6 +25,7 @@ comparison compare_results(const matrix &m, const std::vector<nlohmann::json> &r
   const record_index index = index_records(records);
   const cell_lookup cells(m);
   out.results = index.cases.size();
+  out.coverage = check_coverage(planned, records);
   out.environment_problem = !index.cell_errors.empty() && index.driver_error_everywhere;
   // The order of the steps is the order of the problems in every output.
   assign_groups(index, out);

@@ -3,6 +3,7 @@
 
 #include "harness/matrix/matrix.hpp"
 #include "harness/verdict/baseline.hpp"
+#include "harness/verdict/coverage.hpp"
 
 #include <functional>
 #include <map>
@@ -37,6 +38,7 @@ struct comparison {
   std::size_t allowed = 0;                           ///< non-passes accepted by an expectation
   std::size_t results = 0;
   bool environment_problem = false; ///< no cell could open the driver
+  struct coverage coverage;         ///< the plan against the results: incomplete fails the run
 };
 
 /// The semantic-group key of an effective config: what decides behaviour (null-stream mode,
@@ -47,11 +49,13 @@ struct comparison {
 /// expectations, not compared inside a group.
 [[nodiscard]] bool is_configuration_case(const std::string &case_id);
 
-/// Compares the records of a run (latest record per cell and per (cell, case) wins).
+/// Compares the records of a run (latest record per cell and per (cell, case) wins) and checks
+/// them against `planned`, the (cell, case) pairs the run (or the shards merged) set out to run.
 /// `known_case` says whether a case id exists in this build (a baseline line naming another is
 /// stale); the verdict reads records alone and never the case registry.
 [[nodiscard]] comparison
 compare_results(const matrix &m, const std::vector<nlohmann::json> &records,
+                const std::vector<planned_pair> &planned,
                 const std::vector<baseline_entry> &baseline,
                 const std::function<bool(const std::string &)> &known_case);
 

@@ -308,10 +308,52 @@ TEST_CASE("cuparity compare: exit codes, JSON on stdout, console report, bad inp
   CHECK_THAT(missing.err, Catch::Contains("none: no such file"));
 }
 
+TEST_CASE("cuparity compare: a comparison that cannot vouch for every pair is incomplete",
+          "[compare][coverage]") {
+  const recorded_run full =
+      recorded_run_from_json(summary_of({{"c0", "x", "pass"}, {"c0", "y", "pass"}}), "a.json");
+  // The same run against itself: complete, no regression.
+  auto same = compare_runs(full, full, latency_settings{});
+  CHECK(same.complete());
+  CHECK(compare_exit_code(same) == exit_code::ok);
+  CHECK(std::string(same.verdict()) == "no regression");
+  // B empty: no regression found, and nothing vouched for either.
+  auto empty = compare_runs(full, recorded_run_from_json(summary_of({}), "b.json"), {});
+  CHECK_FALSE(empty.regressed());
+  CHECK_FALSE(empty.complete());
+  CHECK(compare_exit_code(empty) == exit_code::failures);
+  CHECK(std::string(empty.verdict()) == "incomplete");
+  CHECK(compare_json(empty)["verdict"] == "incomplete");
+  // B lacks one pair of A.
+  auto half =
+      compare_runs(full, recorded_run_from_json(summary_of({{"c0", "x", "pass"}}), "b"), {});
+  REQUIRE(half.incomplete.size() == 1);
+  CHECK_THAT(half.incomplete[0], Catch::Contains("1 pairs of A") && Catch::Contains("'y'"));
+  // B's own summary says it is incomplete (its coverage), though its results match A's.
+  json b = summary_of({{"c0", "x", "pass"}, {"c0", "y", "pass"}});
+  b["verdict"] = "incomplete";
+  b["coverage"] = {{"planned", 3},
+                   {"recorded", 2},
+                   {"missing_count", 1},
+                   {"duplicated_count", 0},
+                   {"unplanned_count", 0},
+                   {"missing", {{{"cell", "c0"}, {"case", "z"}}}},
+                   {"duplicated", json::array()},
+                   {"unplanned", json::array()}};
+  auto partial = compare_runs(full, recorded_run_from_json(b, "b.json"), {});
+  REQUIRE(partial.incomplete.size() == 1);
+  CHECK_THAT(partial.incomplete[0], Catch::Contains("run B is incomplete") &&
+                                        Catch::Contains("1 of 3 planned pairs have no result"));
+  CHECK(compare_exit_code(partial) == exit_code::failures);
+  // A coverage whose count is smaller than its list is garbled input, not a verdict.
+  b["coverage"]["missing_count"] = 0;
+  CHECK_THROWS_WITH(recorded_run_from_json(b, "b.json"), Catch::Contains("missing_count"));
+}
+
 TEST_CASE("cuparity compare judges by the thresholds run B recorded, unless told otherwise",
           "[compare][cli]") {
   const auto dir = scratch("settings");
-  json a = summary_of({}), b = summary_of({});
+  json a = summary_of({{"c0", "x", "pass"}}), b = summary_of({{"c0", "x", "pass"}});
   a["latency"] = latency_of({{"c0", rounds(1000)}});
   b["latency"] = latency_of({{"c0", rounds(1100)}}); // 10 % slower
   const auto a_path = write(dir, "a.json", a.dump());

@@ -311,7 +311,11 @@ TEST_CASE("verdict: problems come in the order of the steps", "[verdict]") {
 TEST_CASE("verdict_exit_code: 0 equivalent, 1 failed, 3 environment", "[verdict][exit]") {
   comparison c;
   run_facts facts;
+  CHECK(verdict_exit_code(c, facts) == 1); // nothing planned: incomplete, never equivalent
+  CHECK(std::string(verdict_name(c, facts)) == "incomplete");
+  c.coverage.planned = c.coverage.recorded = 1;
   CHECK(verdict_exit_code(c, facts) == 0);
+  CHECK(std::string(verdict_name(c, facts)) == "equivalent");
   c.divergences.push_back({"g", "mem.a", "outcome", {}});
   CHECK(verdict_exit_code(c, facts) == 1);
   c.divergences.clear();
@@ -323,4 +327,10 @@ TEST_CASE("verdict_exit_code: 0 equivalent, 1 failed, 3 environment", "[verdict]
   c.environment_problem = true;
   c.problems.push_back({"cell_error", "A", "", "m"});
   CHECK(verdict_exit_code(c, facts) == 3); // the environment outranks everything it causes
+  CHECK(std::string(verdict_name(c, facts)) == "environment");
+  c.environment_problem = false;
+  CHECK(std::string(verdict_name(c, facts)) == "failed");
+  c.coverage.missing.push_back({"A", "mem.a"});
+  CHECK(verdict_exit_code(c, facts) == 1);
+  CHECK(std::string(verdict_name(c, facts)) == "incomplete"); // outranks failed
 }
