@@ -54,5 +54,16 @@ int main(int argc, char **argv) {
   if (!driver.empty())
     if (int rc = apply_driver_option(driver); rc != 0)
       return rc;
-  return run ? run() : cuparity::exit_code::bad_input;
+  if (!run)
+    return cuparity::exit_code::bad_input;
+  // Every exception reaches a message and an exit code: an abort would lose the summary a cell,
+  // a run or a merge still owes (a driver that throws at start is what validation must survive).
+  try {
+    return run();
+  } catch (const std::exception &e) {
+    std::cerr << "cuparity: cannot go on: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "cuparity: cannot go on: an unknown exception\n";
+  }
+  return cuparity::exit_code::environment;
 }

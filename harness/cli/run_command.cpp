@@ -122,6 +122,7 @@ void add_merge_subcommand(CLI::App &app, action &run_action, const std::vector<s
   struct merge_cli {
     std::string matrix, out, baseline, latency_baseline;
     std::vector<std::string> dirs;
+    merge_scope scope;
   };
   auto mg = std::make_shared<merge_cli>();
   auto *merge = app.add_subcommand("merge", "Join the results of shards (or re-summarise one run) "
@@ -132,6 +133,10 @@ void add_merge_subcommand(CLI::App &app, action &run_action, const std::vector<s
   merge->add_option("--baseline", mg->baseline, "Baseline file (overrides matrix.baseline)");
   merge->add_option("--latency-baseline", mg->latency_baseline,
                     "A previous summary.json for the latency comparison");
+  merge->add_option("--case", mg->scope.cases,
+                    "Judge only these cases (as `run --case`; default: the matrix's selection)");
+  merge->add_option("--cell", mg->scope.cells,
+                    "Judge only these cells (as `run --cell`; default: every cell)");
   merge->callback([mg, &run_action, argv] {
     run_action = [mg, argv] {
       std::optional<std::string> b, lb;
@@ -139,7 +144,12 @@ void add_merge_subcommand(CLI::App &app, action &run_action, const std::vector<s
         b = mg->baseline;
       if (!mg->latency_baseline.empty())
         lb = mg->latency_baseline;
-      return summarize_results(mg->matrix, mg->dirs, mg->out, b, argv, lb);
+      for (const auto &c : mg->scope.cases)
+        if (!known_case_glob(c)) {
+          std::cerr << "cuparity merge: --case '" << c << "' names no case (see `cuparity list`)\n";
+          return exit_code::bad_input;
+        }
+      return summarize_results(mg->matrix, mg->dirs, mg->out, b, argv, lb, mg->scope);
     };
   });
 }

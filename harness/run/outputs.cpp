@@ -10,22 +10,61 @@
 #include "harness/suite/case_registry.hpp"
 #include "harness/verdict/compare.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
 
 namespace cuparity {
 
-std::vector<nlohmann::json> read_all(const std::vector<std::string> &dirs) {
-  std::vector<nlohmann::json> records;
+namespace {
+
+bool is_latency_record(const nlohmann::json &r) {
+  const auto t = record_type_of(r);
+  return t == record_type::latency_environment || t == record_type::latency_sample ||
+         t == record_type::latency_pairs || t == record_type::latency_cell ||
+         t == record_type::latency_error || t == record_type::latency_phase;
+}
+
+/// One file's records less the latency records of every attempt but the last one that has
+/// any: an attempt starts at a run or resume record.
+std::vector<nlohmann::json> latest_latency_attempt(std::vector<nlohmann::json> records) {
+  std::size_t attempt_start = 0, latest = 0;
+  bool any = false;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (is_record(records[i], record_type::run) || is_record(records[i], record_type::resume))
+      attempt_start = i;
+    else if (is_latency_record(records[i]))
+      latest = attempt_start, any = true;
+  }
+  if (!any)
+    return records;
+  std::vector<nlohmann::json> out;
+  for (std::size_t i = 0; i < records.size(); ++i)
+    if (i >= latest || !is_latency_record(records[i]))
+      out.push_back(std::move(records[i]));
+  return out;
+}
+
+} // namespace
+
+recorded_results read_all(const std::vector<std::string> &dirs) {
+  recorded_results out;
   for (const auto &d : dirs) {
     auto f = read_results(d + "/results.jsonl");
     if (f.truncated_tail)
       std::cerr << "cuparity: " << d << "/results.jsonl ends in a cut-off record (a killed run); "
                 << "it is ignored\n";
-    records.insert(records.end(), f.records.begin(), f.records.end());
+    double wall = 0;
+    for (const auto &r : f.records)
+      if (is_record(r, record_type::functional_phase))
+        wall += r["wall_s"].get<double>();
+    out.functional_wall_s = std::max(out.functional_wall_s, wall);
+    auto kept = latest_latency_attempt(std::move(f.records));
+    out.records.insert(out.records.end(), std::make_move_iterator(kept.begin()),
+                       std::make_move_iterator(kept.end()));
   }
-  return records;
+  return out;
 }
 
 nlohmann::json read_summary(const std::string &path) {
@@ -68,9 +107,10 @@ void write_case_baseline(const std::string &path, const matrix &m,
 
 int write_verdict(const matrix &m, const std::vector<nlohmann::json> &records, run_facts facts,
                   const std::string &out_dir, const verdict_inputs &inputs) {
-  comparison c = compare_results(m, records, inputs.baseline, [](const std::string &id) {
-    return case_registry::instance().find(id) != nullptr;
-  });
+  comparison c =
+      compare_results(m, records, inputs.planned, inputs.baseline, [](const std::string &id) {
+        return case_registry::instance().find(id) != nullptr;
+      });
   facts.finished = utc_now();
   facts.latency = latency_summary(m, records, inputs.latency_baseline, facts.latency_failed);
   auto summary = make_summary(m, records, c, facts);

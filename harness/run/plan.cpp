@@ -93,26 +93,44 @@ bool wanted_cell(const plan_filter &filter, const cell &c) {
 
 } // namespace
 
-std::vector<work_cell> plan_work(const matrix &m, const plan_filter &filter) {
+namespace {
+
+/// Calls `f(cell, case id)` for every pair of the plan in order, done or not.
+template <typename F> void for_each_planned(const matrix &m, const plan_filter &filter, F &&f) {
   const auto selected = selected_cases(m, filter.cases);
   const auto &shard = filter.shard;
-  std::vector<work_cell> work;
   std::size_t index = 0;
   for (const auto &c : m.cells) {
-    work_cell w{&c, {}};
     const bool wanted = wanted_cell(filter, c);
     for (const case_def *d : selected) {
       // Numbered whether wanted or not, so that --cell keeps each pair in its shard.
       const std::size_t i = index++;
-      if (!wanted || (shard && static_cast<int>(i % shard->count) != shard->index))
-        continue;
-      if (!filter.done.count({c.id, d->id}))
-        w.cases.push_back(d->id);
+      if (wanted && (!shard || static_cast<int>(i % shard->count) == shard->index))
+        f(c, d->id);
     }
-    if (!w.cases.empty())
-      work.push_back(std::move(w));
   }
+}
+
+} // namespace
+
+std::vector<work_cell> plan_work(const matrix &m, const plan_filter &filter) {
+  std::vector<work_cell> work;
+  for_each_planned(m, filter, [&](const cell &c, const std::string &case_id) {
+    if (filter.done.count({c.id, case_id}))
+      return;
+    if (work.empty() || work.back().c != &c)
+      work.push_back({&c, {}});
+    work.back().cases.push_back(case_id);
+  });
   return work;
+}
+
+std::vector<planned_pair> planned_pairs(const matrix &m, const plan_filter &filter) {
+  std::vector<planned_pair> out;
+  for_each_planned(m, filter, [&](const cell &c, const std::string &case_id) {
+    out.emplace_back(c.id, case_id);
+  });
+  return out;
 }
 
 std::size_t planned_cases(const std::vector<work_cell> &work) {

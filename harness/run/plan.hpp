@@ -2,6 +2,7 @@
 #pragma once
 
 #include "harness/matrix/matrix.hpp"
+#include "harness/verdict/coverage.hpp"
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -66,6 +67,10 @@ struct plan_filter {
 /// gets a share of every cell. Pairs filtered out, or already done, are dropped, then cells left
 /// without a case.
 [[nodiscard]] std::vector<work_cell> plan_work(const matrix &m, const plan_filter &filter);
+
+/// Every pair the plan holds, recorded or not (`filter.done` is ignored): what the run must
+/// cover for its verdict to be complete.
+[[nodiscard]] std::vector<planned_pair> planned_pairs(const matrix &m, const plan_filter &filter);
 
 /// How many (cell, case) pairs the plan holds.
 [[nodiscard]] std::size_t planned_cases(const std::vector<work_cell> &work);

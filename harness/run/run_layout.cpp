@@ -27,19 +27,39 @@ std::uint64_t fnv1a(const std::string &s) {
 
 } // namespace
 
+std::string digest_hex(const std::string &s) {
+  char digest[17];
+  std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(fnv1a(s)));
+  return digest;
+}
+
+namespace {
+
+/// "-" and 16 hex digits at the end: the shape of a digested name.
+bool ends_like_digest(const std::string &s) {
+  if (s.size() < 17 || s[s.size() - 17] != '-')
+    return false;
+  for (std::size_t i = s.size() - 16; i < s.size(); ++i)
+    if (!std::isxdigit(static_cast<unsigned char>(s[i])))
+      return false;
+  return true;
+}
+
+} // namespace
+
 std::string file_safe(const std::string &s) {
   std::string out;
   for (char ch : s)
     out += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')
                ? ch
                : '_';
-  if (out.size() <= kept_length && out != "." && out != ".." && !out.empty())
+  // Kept as it is only when nothing was replaced, it is short, and it cannot be mistaken for a
+  // digested name. Otherwise a readable prefix and a digest of the whole id: "a/b" and "a_b"
+  // (labels of one matrix) once shared a log and a CTest --out, and one cell was lost.
+  if (out == s && out.size() <= kept_length && out != "." && out != ".." && !out.empty() &&
+      !ends_like_digest(out))
     return out;
-  // Too long (or no name at all): a readable prefix and a digest of the whole id, so two ids
-  // that share the prefix still get two files.
-  char digest[17];
-  std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(fnv1a(s)));
-  return out.substr(0, kept_length - 17) + "-" + digest;
+  return out.substr(0, kept_length - 17) + "-" + digest_hex(s);
 }
 
 std::string cell_log_path(const std::string &log_dir, const std::string &cell_id) {

@@ -7,11 +7,15 @@
 #include "harness/protocol/results.hpp"
 #include "harness/run/cell_watch.hpp"
 #include "harness/run/driver_check.hpp"
+#include "harness/run/out_dir.hpp"
 #include "harness/run/outputs.hpp"
+#include "harness/run/plan_identity.hpp"
 #include "harness/run/provenance.hpp"
+#include "harness/run/run_layout.hpp"
 
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -50,7 +54,6 @@ struct run_inputs {
   nlohmann::json latency_base; ///< null without a latency baseline
   std::optional<shard_spec> shard;
   std::string out_dir, results_path;
-  std::vector<nlohmann::json> previous; ///< what results.jsonl holds already (--resume)
 };
 
 std::vector<baseline_entry> read_run_baseline(const run_options &opt, const matrix &m) {
@@ -76,49 +79,7 @@ std::optional<shard_spec> resolve_shard(const run_options &opt) {
   }
 }
 
-/// A resumed run must be the same matrix and shard as the one it completes.
-void check_resumable(const run_inputs &in, const matrix &m) {
-  for (const auto &r : in.previous)
-    if (is_record(r, record_type::run) &&
-        (r.value("matrix", "") != m.name || r.value("shard", "") != shard_text(in.shard)))
-      bad(in.results_path + " belongs to matrix '" + r.value("matrix", "") + "' shard '" +
-          r.value("shard", "") + "'; --resume needs the same matrix and shard");
-}
-
-/// Creates the output directory; with results there already, resumes them (--resume), moves
-/// them aside (--force) or refuses.
-void prepare_out_dir(const run_options &opt, const matrix &m, run_inputs &in) {
-  std::error_code ec;
-  fs::create_directories(in.out_dir + "/logs", ec);
-  if (ec)
-    bad("cannot create the output directory " + in.out_dir + ": " + ec.message());
-  if (!fs::exists(in.results_path) || fs::file_size(in.results_path) == 0) {
-    if (opt.resume)
-      std::cerr << "cuparity run: --resume: nothing recorded in " << in.out_dir
-                << " yet; starting\n";
-    return;
-  }
-  if (opt.resume) {
-    try {
-      in.previous = read_all({in.out_dir});
-    } catch (const std::exception &e) {
-      bad(e.what());
-    }
-    check_resumable(in, m);
-  } else if (opt.force) {
-    const std::string kept = in.results_path + "." + std::to_string(time(nullptr)) + ".bak";
-    fs::rename(in.results_path, kept, ec);
-    std::cerr << "cuparity run: --force: previous results kept as " << kept << "\n";
-  } else {
-    bad(in.out_dir + " already holds results: use --resume to complete them, --force to start "
-                     "over (the old file is kept), or another --out");
-  }
-}
-
 run_inputs read_inputs(const run_options &opt, const matrix &m) {
-  for (const auto &c : opt.cases)
-    if (!known_case_glob(c))
-      bad("--case '" + c + "' names no case (see `cuparity list`)");
   run_inputs in;
   in.baseline = read_run_baseline(opt, m);
   if (opt.latency_baseline) {
@@ -129,10 +90,20 @@ run_inputs read_inputs(const run_options &opt, const matrix &m) {
     }
   }
   in.shard = resolve_shard(opt);
-  in.out_dir = opt.out_dir.empty() ? "cuparity-results/" + m.name : opt.out_dir;
+  // file_safe: a matrix name can never lead the default --out out of cuparity-results/.
+  in.out_dir = opt.out_dir.empty() ? "cuparity-results/" + file_safe(m.name) : opt.out_dir;
   in.results_path = in.out_dir + "/results.jsonl";
-  prepare_out_dir(opt, m, in);
   return in;
+}
+
+/// The selection must name what exists, before the driver check runs or --out is made.
+void check_selection(const run_options &opt, const matrix &m) {
+  for (const auto &c : opt.cases)
+    if (!known_case_glob(c))
+      bad("--case '" + c + "' names no case (see `cuparity list`)");
+  if (auto id = unknown_cell(m, opt.cells))
+    bad("--cell '" + *id + "' is not a cell of " + m.path + " (see `cuparity list " + m.path +
+        "`)");
 }
 
 /// The `cuparity env --json` document of the driver under test; it must be the expected one.
@@ -146,6 +117,22 @@ nlohmann::json check_expected_driver(const run_options &opt, const matrix &m) {
   return identity;
 }
 
+/// Every ordinal in `gpus` must be a device the driver check saw. Under an inherited
+/// CUDA_VISIBLE_DEVICES the check saw a subset numbered otherwise, so ordinals are not checked;
+/// UUIDs (GPU-..., MIG-...) are left to the driver.
+void check_gpus(const std::vector<std::string> &gpus, const nlohmann::json &devices) {
+  if (std::getenv("CUDA_VISIBLE_DEVICES"))
+    return;
+  for (const auto &g : gpus) {
+    if (g.empty() || g.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    if (g.size() > 6 || std::stoul(g) >= devices.size())
+      bad("--gpus: device " + g + " does not exist: the driver check saw " +
+          std::to_string(devices.size()) + " device(s) (0.." +
+          std::to_string(devices.empty() ? 0 : devices.size() - 1) + ")");
+  }
+}
+
 /// The devices to spread cells over: --gpus, CTest's allocation, or every device the driver check
 /// saw.
 std::vector<std::string> choose_gpus(const run_options &opt, const nlohmann::json &identity) {
@@ -157,23 +144,24 @@ std::vector<std::string> choose_gpus(const run_options &opt, const nlohmann::jso
       bad(e.what());
     }
   }
+  const auto devices = identity["driver"].value("devices", nlohmann::json::array());
   if (opt.all_gpus) {
     gpus.clear();
-    const auto devices = identity["driver"].value("devices", nlohmann::json::array());
     for (std::size_t i = 0; i < devices.size(); ++i)
       gpus.push_back(std::to_string(i));
   }
+  check_gpus(gpus, devices);
   return gpus;
 }
 
 /// The run's facts so far; a resumed run keeps the start of the run it completes.
-run_facts start_facts(const run_options &opt, const run_inputs &in,
-                      const nlohmann::json &identity) {
+run_facts start_facts(const run_options &opt, const run_inputs &in, const nlohmann::json &identity,
+                      const prepared_out_dir &out) {
   run_facts facts;
   facts.provenance = make_provenance(identity, opt.argv);
   facts.started = utc_now();
   facts.shard = shard_text(in.shard);
-  for (const auto &r : in.previous)
+  for (const auto &r : out.previous)
     if (is_record(r, record_type::run)) {
       facts.started = r.value("started", facts.started);
       break;
@@ -184,23 +172,17 @@ run_facts start_facts(const run_options &opt, const run_inputs &in,
   return facts;
 }
 
-std::vector<work_cell> plan(const run_options &opt, const matrix &m, const run_inputs &in) {
-  if (auto id = unknown_cell(m, opt.cells))
-    bad("--cell '" + *id + "' is not a cell of " + m.path + " (see `cuparity list " + m.path +
-        "`)");
-  return plan_work(m, {opt.cases, opt.cells, in.shard, recorded_cases(in.previous)});
-}
-
 /// A new run's first record, or a resumed run's note of what is still pending.
-void record_start(results_writer &results, const matrix &m, const run_inputs &in,
-                  const run_facts &facts, std::size_t planned) {
-  if (in.previous.empty())
+void record_start(results_writer &results, const matrix &m, const run_facts &facts,
+                  const prepared_out_dir &out, const nlohmann::json &plan, std::size_t planned) {
+  if (out.previous.empty())
     results.append(make_record(record_type::run, {{"schema", results_schema},
                                                   {"matrix", m.name},
                                                   {"matrix_path", m.path},
                                                   {"shard", facts.shard},
                                                   {"started", facts.started},
-                                                  {"provenance", facts.provenance}}));
+                                                  {"provenance", facts.provenance},
+                                                  {"plan", plan}}));
   else
     results.append(
         make_record(record_type::resume, {{"started", utc_now()}, {"pending", planned}}));
@@ -259,9 +241,13 @@ void run_cells(const run_options &opt, const matrix &m, const run_inputs &in,
   facts.functional_wall_s = run_functional_phase(work, gpus, runner, opt.jobs);
   progress.finish();
   catch_stop_signals(false);
-  if (g_stop)
+  if (g_stop) {
+    // The interrupted phase's time counts too: a resumed run reports the whole functional time.
+    results.append(make_record(record_type::functional_phase,
+                               {{"wall_s", facts.functional_wall_s}, {"interrupted", true}}));
     throw run_stop{130, "interrupted; every finished case is in " + in.results_path +
                             "; complete the run with --resume"};
+  }
   results.append(make_record(record_type::functional_phase, {{"wall_s", facts.functional_wall_s}}));
 }
 
@@ -284,27 +270,45 @@ void run_latency(const run_options &opt, const matrix &m, const run_inputs &in,
       {{"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - l0).count()}}));
 }
 
-int run_loaded(const run_options &opt, const matrix &m) {
-  const run_inputs in = read_inputs(opt, m);
-  const nlohmann::json identity = check_expected_driver(opt, m);
-  const std::vector<std::string> gpus = choose_gpus(opt, identity);
-  run_facts facts = start_facts(opt, in, identity);
-  const std::vector<work_cell> work = plan(opt, m, in);
-
-  results_writer results(in.results_path);
-  record_start(results, m, in, facts, planned_cases(work));
-  run_cells(opt, m, in, work, gpus, results, facts);
-  if (m.latency.enabled && opt.latency)
-    run_latency(opt, m, in, gpus, results);
-  std::vector<nlohmann::json> records;
+/// The verdict of everything recorded in the output directory, against the whole plan.
+int judge(const run_options &opt, const matrix &m, const run_inputs &in, run_facts facts,
+          const std::vector<planned_pair> &planned) {
+  recorded_results recorded;
   try {
-    records = read_all({in.out_dir});
+    recorded = read_all({in.out_dir});
   } catch (const std::exception &e) {
     throw run_stop{exit_code::failures, e.what()};
   }
-  return write_verdict(
-      m, records, facts, in.out_dir,
-      {in.baseline, opt.write_baseline, in.latency_base.is_null() ? nullptr : &in.latency_base});
+  facts.functional_wall_s = recorded.functional_wall_s;
+  return write_verdict(m, recorded.records, facts, in.out_dir,
+                       {planned, in.baseline, opt.write_baseline,
+                        in.latency_base.is_null() ? nullptr : &in.latency_base});
+}
+
+int run_loaded(const run_options &opt, const matrix &m) {
+  check_selection(opt, m);
+  const run_inputs in = read_inputs(opt, m);
+  const nlohmann::json identity = check_expected_driver(opt, m);
+  const std::vector<std::string> gpus = choose_gpus(opt, identity);
+  plan_filter filter{opt.cases, opt.cells, in.shard, {}};
+  const nlohmann::json plan = plan_description(m, filter, identity);
+  prepared_out_dir out;
+  try {
+    out = prepare_out_dir({in.out_dir, opt.resume, opt.force, plan});
+  } catch (const out_dir_error &e) {
+    bad(e.what());
+  }
+  run_facts facts = start_facts(opt, in, identity, out);
+  const std::vector<planned_pair> planned = planned_pairs(m, filter);
+  filter.done = recorded_cases(out.previous);
+  const std::vector<work_cell> work = plan_work(m, filter);
+
+  results_writer results(in.results_path);
+  record_start(results, m, facts, out, plan, planned_cases(work));
+  run_cells(opt, m, in, work, gpus, results, facts);
+  if (m.latency.enabled && opt.latency)
+    run_latency(opt, m, in, gpus, results);
+  return judge(opt, m, in, facts, planned);
 }
 
 } // namespace
@@ -318,6 +322,11 @@ int run_matrix(const run_options &opt) {
   } catch (const run_stop &stop) {
     std::cerr << "cuparity run: " << stop.message << "\n";
     return stop.code;
+  } catch (const std::exception &e) {
+    // What the runner could not do for itself (write results, start a thread): a message and an
+    // exit code, never an abort; what is recorded stays recorded.
+    std::cerr << "cuparity run: cannot go on: " << e.what() << "\n";
+    return exit_code::environment;
   }
 }
 

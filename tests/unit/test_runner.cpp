@@ -465,17 +465,28 @@ NUMBA_CUDA_DRIVER = [")") + CUPARITY_SIMDRIVER +
   std::ifstream in(dir + "/out/junit.xml");
   const std::string junit((std::istreambuf_iterator<char>(in)), {});
   INFO(junit);
-  CHECK_THAT(junit, Catch::Contains("<testsuite name=\"run\" tests=\"1\" failures=\"1\""));
+  CHECK_THAT(junit, Catch::Contains("<testsuite name=\"run\" tests=\"2\" failures=\"2\""));
   CHECK_THAT(junit, Catch::Contains("<testcase classname=\"cuparity.run\" name=\"cell_error ["));
   CHECK_THAT(junit, Catch::Contains("<failure type=\"cell_error\""));
-  // The totals count it: a CI reading only the top line sees the failure.
-  CHECK_THAT(junit, Catch::Contains("tests=\"2\" failures=\"1\""));
+  // The cell's case never ran: the run is incomplete, and junit.xml says so too.
+  CHECK(s["verdict"] == "incomplete");
+  REQUIRE(s["coverage"]["missing"].size() == 1);
+  CHECK(s["coverage"]["missing"][0]["cell"] == "driver=/nonexistent/libcuda.so.1");
+  CHECK_THAT(junit, Catch::Contains("<failure type=\"incomplete\""));
+  // The totals count them: a CI reading only the top line sees the failure.
+  CHECK_THAT(junit, Catch::Contains("tests=\"3\" failures=\"2\""));
 }
 
 TEST_CASE("cell file names are bounded, and long ids that share a prefix stay apart",
           "[runner][layout]") {
-  CHECK(file_safe("nv=0,numba_ptds=1") == "nv_0_numba_ptds_1");
+  CHECK_THAT(file_safe("nv=0,numba_ptds=1"), Catch::StartsWith("nv_0_numba_ptds_1-"));
   CHECK(file_safe("internal-ptds") == "internal-ptds");
+  // Injective: two labels that differ only where characters are replaced stay apart, and a name
+  // that looks digested cannot meet one that is.
+  CHECK(file_safe("a/b") != file_safe("a_b"));
+  CHECK(file_safe("a_b") == "a_b");
+  const std::string digested = file_safe("a/b");
+  CHECK(file_safe(digested) != digested);
   const std::string prefix(300, 'x');
   const auto a = file_safe(prefix + "a"), b = file_safe(prefix + "b");
   CHECK(a.size() == 96);
