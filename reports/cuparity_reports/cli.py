@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
+import traceback
 from pathlib import Path
 from typing import Sequence
 
 from . import __version__
-from .reader import ReportInputError, Run, load_run
+from .formatting import terminal_text as term
+from .json_input import ReportInputError
+from .output import write_atomically
+from .reader import Run, load_run
 
 PROG = "cuparity-report"
 
@@ -22,12 +25,10 @@ def _cmd_dashboard(args: argparse.Namespace) -> int:
     history = load_store(args.history) if args.history else []
     page = build(runs, history, args.title)
     out = Path(args.output)
-    if out.parent and not out.parent.exists():
-        out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(page, encoding="utf-8")
-    os.replace(tmp, out)
-    print(f"{PROG}: wrote {out} ({len(page.encode('utf-8')) // 1024} KiB)")
+    if out.is_dir():  # before the work: a folder is no place for the page
+        raise ReportInputError(out, "is a directory (--output names the HTML file to write)")
+    write_atomically(out, page)
+    print(f"{PROG}: wrote {term(out)} ({len(page.encode('utf-8')) // 1024} KiB)")
     return 0
 
 
@@ -46,6 +47,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             if value is not None:
                 options += [flag, str(value)]
         data = run_compare(args.a, args.b, options)
+    # Both read every member they show; check_compare already rendered it once, so neither fails here.
     sys.stdout.write(render_json(data) if args.json else render_text(data))
     return exit_code(data)
 
@@ -55,7 +57,7 @@ def _cmd_history_add(args: argparse.Namespace) -> int:
 
     for run in args.runs:
         key, new = add(run, args.store)
-        print(f"{PROG}: {'added' if new else 'replaced'} {Path(args.store) / key}")
+        print(f"{PROG}: {'added' if new else 'already stored:'} {term(Path(args.store) / key)}")
     return 0
 
 
@@ -108,12 +110,27 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+# Exit codes: 0 done (compare: no regression), 1 compare: B regressed, and nothing else; 2 bad input
+# (a garbled or unreadable file, a place that cannot be written: the message names it); 130
+# interrupted; 70 (EX_SOFTWARE) a bug in these reports, with its traceback, never mistaken for 1.
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return int(args.func(args))
     except ReportInputError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
+        print(f"{PROG}: error: {term(e)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except Exception:  # noqa: BLE001 - a bug must not exit 1, which means "regressed"
+        traceback.print_exc()
+        print(f"{PROG}: internal error (a bug in cuparity_reports, not a verdict); exit {EXIT_INTERNAL}",
+              file=sys.stderr)
+        return EXIT_INTERNAL

@@ -14,7 +14,9 @@ import subprocess
 from pathlib import Path
 from typing import Any, Sequence
 
-from .reader import ReportInputError, check_schema, read_json
+from .formatting import terminal_text as term
+from .json_input import REQUIRED, Obj, ReportInputError, describe
+from .reader import check_schema, read_json
 
 SCHEMA = "cuparity.compare"
 CLASSES = ("regression", "fix", "changed", "new", "missing", "unchanged")
@@ -41,26 +43,19 @@ def find_cuparity() -> Path:
                            "it (scripts/build) or set CUPARITY_BIN")
 
 
-def _expect(data: dict[str, Any], key: str, kind: type, source: str) -> Any:
-    value = data.get(key)
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-        raise ReportInputError(source, f"'{key}' is missing or not {kind.__name__} (cuparity.compare/1)")
-    return value
-
-
 def check_compare(data: Any, source: str) -> dict[str, Any]:
-    """Checks a cuparity.compare/1 document's schema and the members the renderer reads."""
+    """Checks a cuparity.compare/1 document: its schema, the judge's verdict (`regressed` and the
+    `exit_code` that says the same), and every member the renderer reads (by rendering it)."""
     if not isinstance(data, dict):
-        raise ReportInputError(source, "expected a JSON object (cuparity.compare/1)")
+        raise ReportInputError(source, f"expected a JSON object (cuparity.compare/1), got {describe(data, 40)}")
     check_schema(data.get("schema"), SCHEMA, source)
-    for key, kind in (("a", dict), ("b", dict), ("regressed", bool), ("exit_code", int), ("counts", dict),
-                      ("outcomes", list), ("divergences", dict), ("latency", list), ("notes", list)):
-        _expect(data, key, kind, source)
-    for side in ("new", "gone"):
-        _expect(data["divergences"], side, list, source)
-    for name in ("outcomes", "latency"):
-        if not all(isinstance(row, dict) for row in data[name]):
-            raise ReportInputError(source, f"'{name}' holds a row that is not an object")
+    doc = Obj(data, source)
+    regressed = doc.boolean("regressed", REQUIRED)
+    code = doc.integer("exit_code", REQUIRED)
+    if code != (1 if regressed else 0):
+        raise doc.error("exit_code", f"{code} where 'regressed' is {'true' if regressed else 'false'} "
+                                     f"(the judge writes 1 for a regression, else 0)")
+    render_text(data, source)  # --json prints the document as it is, so refuse what text would refuse
     return data
 
 
@@ -100,8 +95,8 @@ def _refused(stderr: str) -> ReportInputError:
 
 
 def exit_code(data: dict[str, Any]) -> int:
-    """The judge's exit code: 1 when B regressed, else 0."""
-    return 1 if data.get("regressed") else 0
+    """The judge's exit code: 1 when B regressed, else 0 (check_compare saw that both agree)."""
+    return 1 if data.get("regressed") is True else 0
 
 
 def _table(rows: list[list[str]], header: list[str]) -> str:
@@ -113,59 +108,74 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _num(v: Any, spec: str) -> str:
-    return f"{v:{spec}}" if isinstance(v, (int, float)) and math.isfinite(v) else "-"
+def _num(v: float | None, spec: str) -> str:
+    return f"{v:{spec}}" if v is not None and math.isfinite(v) else "-"
 
 
-def _p(v: Any) -> str:
-    return "<0.001" if isinstance(v, (int, float)) and v < 0.001 else _num(v, ".2g")
+def _p(v: float | None) -> str:
+    return "<0.001" if v is not None and v < 0.001 else _num(v, ".2g")
 
 
-def _run_line(label: str, run: dict[str, Any]) -> str:
-    sim = ", SIMULATED" if run.get("simulated") else ""
-    return f"{label}: {run.get('source', '?')} ({run.get('verdict', '?')}{sim})"
+def _run_line(label: str, run: Obj) -> str:
+    sim = ", SIMULATED" if run.boolean("simulated") else ""
+    return f"{label}: {term(run.string('source', '?'))} ({term(run.string('verdict', '?'))}{sim})"
 
 
-def _outcome_lines(data: dict[str, Any]) -> list[str]:
-    counts = data["counts"]
+def _outcome_lines(doc: Obj) -> list[str]:
+    doc.obj("counts", REQUIRED)
+    counts = doc.count_map("counts")
     out = ["", "outcomes: " + ", ".join(f"{counts.get(c, 0)} {c}" for c in CLASSES)]
     order = {c: i for i, c in enumerate(CLASSES)}
-    rows = [[str(o.get("change")), str(o.get("cell")), str(o.get("case")), str(o.get("outcome_a") or "-"),
-             str(o.get("outcome_b") or "-"), str(o.get("message_b") or "")[:60]]
-            for o in sorted(data["outcomes"], key=lambda o: order.get(str(o.get("change")), len(CLASSES)))]
+    rows = [[term(o.string("change", REQUIRED)), term(o.string("cell", REQUIRED)), term(o.string("case", REQUIRED)),
+             term(o.string("outcome_a") or "-"), term(o.string("outcome_b") or "-"),
+             term(o.string("message_b")[:60])]
+            for o in doc.objs("outcomes", REQUIRED)]
+    rows.sort(key=lambda r: order.get(r[0], len(CLASSES)))
     if rows:
         out += ["", _table(rows, ["change", "cell", "case", "A", "B", "B message"])]
     return out
 
 
-def _divergence_lines(data: dict[str, Any]) -> list[str]:
-    div = data["divergences"]
-    lines = [f"new divergence: {d.get('identity', '?')}" for d in div["new"] if isinstance(d, dict)]
-    lines += [f"divergence gone: {d.get('identity', '?')}" for d in div["gone"] if isinstance(d, dict)]
+def _divergence_lines(doc: Obj) -> list[str]:
+    div = doc.obj("divergences", REQUIRED)
+    lines = [f"new divergence: {term(d.string('identity', '?'))}" for d in div.objs("new", REQUIRED)]
+    lines += [f"divergence gone: {term(d.string('identity', '?'))}" for d in div.objs("gone", REQUIRED)]
     return [""] + lines if lines else []
 
 
-def _latency_lines(data: dict[str, Any]) -> list[str]:
-    if not data["latency"]:
+def _latency_row(l: Obj) -> list[str]:
+    threshold = l.number("threshold")
+    return [term(l.string("probe")), term(l.string("series")), _num(l.number("median_a"), ".4g"),
+            _num(l.number("median_b"), ".4g"), term(l.string("unit")), _num(l.number("ratio"), ".3f"),
+            f"[{_num(l.number('ci_low'), '.3f')}, {_num(l.number('ci_high'), '.3f')}]", _p(l.number("p_value")),
+            _num(100 * threshold, "g") + "%" if threshold is not None else "-", term(l.string("verdict"))]
+
+
+def _latency_lines(latency: list[Obj]) -> list[str]:
+    if not latency:
         return []
-    rows = [[str(l.get("probe")), str(l.get("series")), _num(l.get("median_a"), ".4g"), _num(l.get("median_b"), ".4g"),
-             str(l.get("unit", "")), _num(l.get("ratio"), ".3f"),
-             f"[{_num(l.get('ci_low'), '.3f')}, {_num(l.get('ci_high'), '.3f')}]", _p(l.get("p_value")),
-             _num(100 * l["threshold"], "g") + "%" if isinstance(l.get("threshold"), (int, float)) else "-",
-             str(l.get("verdict"))] for l in data["latency"]]
     return ["", "latency (B vs A; ratio = median B / median A, 95% bootstrap CI, Mann-Whitney p):",
-            _table(rows, ["probe", "series", "A", "B", "unit", "ratio", "CI", "p", "threshold", "verdict"])]
+            _table([_latency_row(l) for l in latency],
+                   ["probe", "series", "A", "B", "unit", "ratio", "CI", "p", "threshold", "verdict"])]
 
 
-def render_text(data: dict[str, Any]) -> str:
-    """The judge's comparison for a terminal: runs, outcome changes, divergences, latency, verdict."""
-    out = [_run_line("A", data["a"]), _run_line("B", data["b"])]
-    out += _outcome_lines(data) + _divergence_lines(data) + _latency_lines(data)
-    if data["notes"]:
-        out += [""] + [f"note: {n}" for n in data["notes"]]
-    slower = sum(1 for l in data["latency"] if l.get("verdict") == "slower")
-    out += ["", "REGRESSED" if data["regressed"] else "no regression",
-            f"({data['counts'].get('regression', 0)} outcome regressions, {len(data['divergences']['new'])} "
+def render_text(data: dict[str, Any], source: str = "compare") -> str:
+    """The judge's comparison for a terminal: runs, outcome changes, divergences, latency, verdict.
+
+    Every member is checked as it is read (a wrong type is a ReportInputError naming `source` and
+    the member), and every text from the runs is shown with its control characters escaped.
+    """
+    doc = Obj(data, source)
+    out = [_run_line("A", doc.obj("a", REQUIRED)), _run_line("B", doc.obj("b", REQUIRED))]
+    latency = doc.objs("latency", REQUIRED)
+    out += _outcome_lines(doc) + _divergence_lines(doc) + _latency_lines(latency)
+    notes = doc.strings("notes")
+    if notes:
+        out += [""] + [f"note: {term(n)}" for n in notes]
+    slower = sum(1 for l in latency if l.string("verdict") == "slower")
+    new = len(doc.obj("divergences", REQUIRED).items("new", REQUIRED))
+    out += ["", "REGRESSED" if doc.boolean("regressed", REQUIRED) else "no regression",
+            f"({doc.count_map('counts').get('regression', 0)} outcome regressions, {new} "
             f"new divergences, {slower} slower latency series; judged by cuparity compare)"]
     return "\n".join(out) + "\n"
 

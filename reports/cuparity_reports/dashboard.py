@@ -29,7 +29,7 @@ def banner_subject(run: Run, history_runs: Sequence[Run]) -> str | None:
 def render_page(run: Run, history_runs: Sequence[Run] = (), title: str | None = None) -> str:
     """One run in detail, plus history over `history_runs` (shown from two runs on)."""
     ix = RunIndex(run)
-    page_title = title or f"cuparity {(ix.s.get('matrix') or {}).get('name', '')} {run.started}"
+    page_title = title or f"cuparity {ix.s.obj('matrix').string('name')} {run.started}"
     return render(
         "dashboard.html",
         css=stylesheet(),
@@ -47,9 +47,24 @@ def render_page(run: Run, history_runs: Sequence[Run] = (), title: str | None = 
     )
 
 
-def _identity(run: Run) -> tuple[str, str, str]:
-    prov = run.provenance
-    return (run.started, str(prov.get("git_revision", "")), str(prov.get("host", "")))
+def check_renderable(run: Run) -> None:
+    """Reads every member of `run` that the dashboard shows, without drawing its figures: a summary the
+    page could not show is refused now (ReportInputError naming the file and the member), as
+    `history add` does before it stores one."""
+    ix = RunIndex(run)
+    header_view(ix, None)
+    grid_view(ix)
+    cells_view(ix)
+    details_view(ix)
+    latency_view(ix, run, draw=False)
+    history_view([run, run], draw=False)
+
+
+def _identity(run: Run) -> str:
+    """A run is the same run when it is the same file: a run given on the command line that is also
+    in the history store (a byte copy) is shown once, while two runs started in the same second on
+    the same revision both stay."""
+    return run.digest or run.source
 
 
 def build(runs: Sequence[Run], history: Iterable[Run] = (), title: str | None = None) -> str:
@@ -57,7 +72,7 @@ def build(runs: Sequence[Run], history: Iterable[Run] = (), title: str | None = 
     if not runs:
         raise ValueError("no runs")
     ordered = sorted(runs, key=lambda r: r.started)
-    seen: dict[tuple[str, str, str], Run] = {}
+    seen: dict[str, Run] = {}
     for r in list(history) + ordered:
         seen[_identity(r)] = r
     timeline = sorted(seen.values(), key=lambda r: r.started)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 OUTCOME_SYMBOL = {"pass": "", "not_supported": "–", "fail": "✗", "crash": "☠", "timeout": "⧗",
@@ -53,7 +54,31 @@ def env_text(env: dict[str, Any]) -> str:
     return "\n".join(f"{k}={'<unset>' if v is None else v}" for k, v in sorted((env or {}).items()))
 
 
-def spread(stat: dict) -> float:
+def spread(rcv: float | None, cv: float | None) -> float:
     """A series' spread over the rounds: its robust CV where the run recorded one, else its CV."""
-    value = stat.get("rcv")
-    return float(stat.get("cv") or 0) if value is None else float(value)
+    return float(cv or 0) if rcv is None else float(rcv)
+
+
+# Characters a terminal would act on rather than show: C0 and C1 controls (ESC starts an ANSI
+# sequence, CR rewrites a line), DEL, and the bidirectional overrides and isolates that reorder
+# what is shown; plus the Unicode line and paragraph separators.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _escape(m: re.Match[str]) -> str:
+    c = m.group()
+    return _NAMED.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+
+
+def terminal_text(value: Any) -> str:
+    """Text from a run, safe to print to a terminal: each control character shown as an escape
+    (ESC as \\x1b, a newline as \\n), so a cell name or message cannot move the cursor, recolour
+    the screen or forge a line of the report."""
+    return _UNSAFE.sub(_escape, str(value))
+
+
+def page_text(value: str) -> str:
+    """Text from a run for the HTML page: as terminal_text, but newlines and tabs stay (tooltips are
+    multi-line). Markup escaping is the templates' autoescape."""
+    return _UNSAFE.sub(lambda m: m.group() if m.group() in "\n\t" else _escape(m), value)

@@ -9,10 +9,17 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from .formatting import page_text
+
 
 def _finalize(value: Any) -> Any:
-    """None and False print as nothing (a missing field is an empty cell, not the word None)."""
-    return "" if value is None or value is False else value
+    """None and False print as nothing (a missing field is an empty cell, not the word None); text from
+    a run shows its control characters as escapes (formatting.page_text); Markup passes as is."""
+    if value is None or value is False:
+        return ""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return page_text(value)
+    return value
 
 
 @lru_cache(maxsize=1)

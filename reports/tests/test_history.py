@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from pathlib import Path
 
@@ -19,7 +20,9 @@ def test_key_is_safe() -> None:
     key = run_key(run)
     parts = key.split("/")
     assert len(parts) == 4 and all(p and ".." not in p and "<" not in p and '"' not in p for p in parts)
-    assert run_key(load_run(H200_RUN)) == "vm/NVIDIA_H200/driver-13.0/2026-11-29T173327Z-e7e1aac8acbd-dirty.json"
+    h200 = load_run(H200_RUN)
+    digest = hashlib.sha256((H200_RUN / "summary.json").read_bytes()).hexdigest()
+    assert run_key(h200) == f"vm/NVIDIA_H200/driver-13.0/2026-11-29T173327Z-e7e1aac8acbd-dirty-{digest[:12]}.json"
 
 
 def make_series(tmp_path: Path) -> list[Path]:
@@ -52,8 +55,8 @@ def test_add_list_and_dashboard(tmp_path: Path, capsys: pytest.CaptureFixture[st
     for d in reversed(dirs):
         assert main(["history", "add", str(d), "--store", str(store)]) == 0
     assert main(["history", "add", str(dirs[0]), "--store", str(store)]) == 0  # idempotent
-    assert "replaced" in capsys.readouterr().out
-    index = read_index(store)
+    assert "already stored" in capsys.readouterr().out
+    index = [e.value for e in read_index(store)]
     assert len(index) == 6 and [e["started"] for e in index] == sorted(e["started"] for e in index)
     assert all((store / e["key"]).is_file() for e in index)
     assert len(load_store(store)) == 6

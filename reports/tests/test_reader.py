@@ -23,8 +23,8 @@ def test_reads_summary_v1_dir_and_file() -> None:
 
 def test_reads_latency_block() -> None:
     run = load_run(FIXTURES / "latency-a")
-    assert run.latency and run.latency["schema"] == "cuparity.latency/2"
-    assert {p["name"] for p in run.latency["probes"]} >= {"launch.empty_kernel"}
+    assert run.latency and run.latency.string("schema") == "cuparity.latency/2"
+    assert {p.string("name") for p in run.latency.objs("probes")} >= {"launch.empty_kernel"}
 
 
 def test_results_jsonl_alone_is_raw_records_without_a_verdict() -> None:

@@ -5,25 +5,27 @@ from __future__ import annotations
 from typing import Any
 
 from ..formatting import fmt_num
+from ..json_input import Obj
 from .run_index import RunIndex, backend
 
-def cell_row(ix: RunIndex, c: dict[str, Any]) -> dict[str, Any]:
-    config = c.get("config") or {}
-    counts = c.get("counts") or {}
-    startup = c.get("startup_ms") or {}
+
+def cell_row(ix: RunIndex, c: Obj) -> dict[str, Any]:
+    config = c.obj("config")
+    counts = c.count_map("counts")
+    startup = c.obj("startup_ms")
     return {
-        "id": c.get("id"),
-        "label": c.get("label") or "",
-        "binding": backend(c) + (" (fallback)" if config.get("fallback") else ""),
-        "binding_title": config.get("fallback_reason") or None,
-        "stream0": config.get("stream0", "–"),
-        "group": ix.group_name.get(str(c.get("group")), "–"),
-        "group_title": c.get("group") or None,
-        "env": sorted((c.get("env") or {}).items()),
+        "id": c.string("id"),
+        "label": c.string("label"),
+        "binding": backend(c) + (" (fallback)" if config.boolean("fallback") else ""),
+        "binding_title": config.string("fallback_reason") or None,
+        "stream0": config.string("stream0", "–"),
+        "group": ix.group_name.get(c.string("group"), "–"),
+        "group_title": c.string("group") or None,
+        "env": sorted(c.string_map("env", nullable=True).items()),
         "outcomes": ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "–",
-        "startup": " / ".join(fmt_num(startup.get(k), 3) for k in ("cuInit", "primary_ctx_retain"))
+        "startup": " / ".join(fmt_num(startup.number(k), 3) for k in ("cuInit", "primary_ctx_retain"))
                    if startup else "–",
-        "warnings": "; ".join(str(w) for w in config.get("warnings") or []) or "",
+        "warnings": "; ".join(config.strings("warnings")),
     }
 
 

@@ -5,47 +5,49 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..formatting import env_text, json_value
+from ..json_input import REQUIRED, Obj
 from .run_index import RunIndex
 
-Topics = dict[tuple[str, str], dict[str, list[dict[str, Any]]]]
+Topics = dict[tuple[str, str], dict[str, list[Obj]]]
 
 
-def topics_and_loose(ix: RunIndex) -> tuple[Topics, list[dict[str, Any]]]:
+def topics_and_loose(ix: RunIndex) -> tuple[Topics, list[Obj]]:
     """(group, case) -> its divergences and problems; and the problems that name no case or cell."""
     topics: Topics = {}
     for key, divs in ix.diverging.items():
         topics.setdefault(key, {"divs": [], "problems": []})["divs"] += divs
     loose = []
-    for p in ix.s.get("problems") or []:
-        cell = ix.cell_by_id.get(str(p.get("cell")))
-        case = str(p.get("case") or "")
+    for p in ix.problems:
+        cell = ix.cell_by_id.get(p.string("cell"))
+        case = p.string("case")
         if case and cell is not None:
-            gkey = str(cell.get("group") or "")
+            gkey = cell.string("group")
             topics.setdefault((gkey, case), {"divs": [], "problems": []})["problems"].append(p)
         else:
             loose.append(p)
     return topics, loose
 
 
-def topic_cells(ix: RunIndex, gkey: str, case: str, problems: list[dict[str, Any]]) -> list[str]:
+def topic_cells(ix: RunIndex, gkey: str, case: str, problems: list[Obj]) -> list[str]:
     """The group's cells with a result for the case, then any other cell with a problem in it."""
-    cells = [c for c in ix.cells if str(c.get("group") or "") == gkey and (str(c.get("id")), case) in ix.results]
+    ids = [c.string("id") for c in ix.cells if c.string("group") == gkey and (c.string("id"), case) in ix.results]
     for p in problems:
-        if not any(c.get("id") == p.get("cell") for c in cells) and p.get("cell") in ix.cell_by_id:
-            cells.append(ix.cell_by_id[str(p.get("cell"))])
-    return [str(c.get("id")) for c in cells]
+        cell = p.string("cell")
+        if cell not in ids and cell in ix.cell_by_id:
+            ids.append(cell)
+    return ids
 
 
-def row_getters(ix: RunIndex, ids: list[str], case: str) -> list[tuple[str, Callable[[dict], Any]]]:
-    obs_keys = sorted({k for cid in ids for k in ((ix.results.get((cid, case)) or {}).get("observations") or {})})
-    rows: list[tuple[str, Callable[[dict], Any]]] = [("outcome", lambda r: r.get("outcome")),
-                                                     ("message", lambda r: r.get("message") or "")]
-    rows += [(f"observations.{k}", (lambda k: lambda r: (r.get("observations") or {}).get(k, None))(k))
-             for k in obs_keys]
+def row_getters(ix: RunIndex, ids: list[str], case: str) -> list[tuple[str, Callable[[Obj], Any]]]:
+    obs_keys = sorted({k for cid in ids if (cid, case) in ix.results
+                       for k in ix.results[(cid, case)].obj("observations").keys()})
+    rows: list[tuple[str, Callable[[Obj], Any]]] = [("outcome", lambda r: r.string("outcome", REQUIRED)),
+                                                    ("message", lambda r: r.string("message"))]
+    rows += [(f"observations.{k}", (lambda k: lambda r: r.obj("observations").raw(k))(k)) for k in obs_keys]
     return rows
 
 
-def side_row(ix: RunIndex, ids: list[str], case: str, get: Callable[[dict], Any]) -> list[dict[str, Any]]:
+def side_row(ix: RunIndex, ids: list[str], case: str, get: Callable[[Obj], Any]) -> list[dict[str, Any]]:
     """One field across the cells; values other than the most common one are marked as differing."""
     texts = []
     for cid in ids:
@@ -61,21 +63,21 @@ def side_row(ix: RunIndex, ids: list[str], case: str, get: Callable[[dict], Any]
             for cid, (text, full) in zip(ids, texts)]
 
 
-def side_by_side(ix: RunIndex, gkey: str, case: str, divs: list[dict[str, Any]],
-                 problems: list[dict[str, Any]]) -> dict[str, Any]:
+def side_by_side(ix: RunIndex, gkey: str, case: str, divs: list[Obj], problems: list[Obj]) -> dict[str, Any]:
     ids = topic_cells(ix, gkey, case, problems)
-    div_keys = {str(d.get("key")) for d in divs}
-    problem_cells = {str(p.get("cell")) for p in problems}
+    div_keys = {d.string("key") for d in divs}
+    problem_cells = {p.string("cell") for p in problems}
     what = []
     if divs:
         what.append(f"diverges on {', '.join(sorted(div_keys))}")
     if problems:
         what.append(f"{len(problems)} problem(s): "
-                    + "; ".join(f"{p.get('kind')} in {p.get('cell')}" for p in problems))
+                    + "; ".join(f"{p.string('kind')} in {p.string('cell')}" for p in problems))
     return {
         "case": case, "group": ix.group_name.get(gkey, "?"), "group_key": gkey, "what": f" — {'; '.join(what)}",
         "columns": [{"cid": cid, "cls": "mono" + (" warn" if cid in problem_cells else ""),
-                     "title": env_text(ix.cell_by_id.get(cid, {}).get("env") or {})} for cid in ids],
+                     "title": env_text(ix.cell_by_id[cid].string_map("env", nullable=True)
+                                       if cid in ix.cell_by_id else {})} for cid in ids],
         "rows": [{"key": key, "cls": "divkey" if key in div_keys else None, "cells": side_row(ix, ids, case, get)}
                  for key, get in row_getters(ix, ids, case)],
     }
@@ -86,6 +88,7 @@ def details_view(ix: RunIndex) -> dict[str, Any]:
     ordered = sorted(topics.items(), key=lambda kv: (kv[0][1], kv[0][0]))
     return {
         "nothing": not topics and not loose,
-        "loose": [{"kind": p.get("kind"), "cell": p.get("cell"), "message": p.get("message")} for p in loose],
+        "loose": [{"kind": p.string("kind"), "cell": p.string("cell"), "message": p.string("message")}
+                  for p in loose],
         "topics": [side_by_side(ix, gkey, case, t["divs"], t["problems"]) for (gkey, case), t in ordered],
     }

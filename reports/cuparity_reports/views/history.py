@@ -18,14 +18,14 @@ METHOD = ("Latency medians are the runner's (each summary.json's latency.stats),
 
 
 def nonpass_count(r: Run) -> float:
-    return float(sum(v for k, v in (r.summary.get("counts") or {}).items() if k not in OK_OUTCOMES))
+    return float(sum(v for k, v in r.doc.count_map("counts").items() if k not in OK_OUTCOMES))
 
 
 def count_series(runs: Sequence[Run]) -> Series:
     return {
-        "pass": [float((r.summary.get("counts") or {}).get("pass", 0)) for r in runs],
+        "pass": [float(r.doc.count_map("counts").get("pass", 0)) for r in runs],
         "non-pass": [nonpass_count(r) for r in runs],
-        "divergences": [float(len(r.summary.get("divergences") or [])) for r in runs],
+        "divergences": [float(len(r.doc.items("divergences"))) for r in runs],
     }
 
 
@@ -35,36 +35,44 @@ def probe_series(runs: Sequence[Run]) -> tuple[dict[str, Series], dict[str, str]
     units: dict[str, str] = {}
     backends: dict[str, str] = {}
     for i, r in enumerate(runs):
-        lat = r.latency or {}
-        units.update({str(p.get("name")): str(p.get("unit", "")) for p in lat.get("probes") or []})
+        lat = r.latency
+        if lat is None:
+            continue
+        units.update({p.string("name"): p.string("unit") for p in lat.objs("probes")})
         backends.update(backend_of_series(r))
-        for st in lat.get("stats") or []:
-            median = st.get("median")
-            if isinstance(median, (int, float)) and not isinstance(median, bool):
-                out.setdefault(str(st.get("probe")), {}).setdefault(str(st.get("series")), [None] * len(runs))[i] = \
+        for st in lat.objs("stats"):
+            median = st.number("median")
+            if median is not None:
+                out.setdefault(st.string("probe"), {}).setdefault(st.string("series"), [None] * len(runs))[i] = \
                     float(median)
     return out, units, backends
+
+
+def driver_text(r: Run) -> str:
+    """The driver version as the run wrote it ("13.0"), else its number, else '?'."""
+    prov = r.provenance
+    return prov.string("driver_version_text") or str(prov.integer("driver_version") or "?")
 
 
 def history_row(i: int, r: Run, driver: str, changed: bool, medians: list[str]) -> dict[str, Any]:
     prov = r.provenance
     return {
-        "number": i + 1, "started": r.started, "host": prov.get("host", ""),
-        "gpu": (prov.get("gpus") or ["–"])[0], "simulated": r.simulated, "driver": driver, "changed": changed,
-        "revision": str(prov.get("git_revision") or "")[:10] + ("+dirty" if prov.get("git_dirty") else ""),
-        "matrix": (r.summary.get("matrix") or {}).get("name", ""), "verdict": r.summary.get("verdict", ""),
-        "passed": (r.summary.get("counts") or {}).get("pass", 0), "nonpass": int(nonpass_count(r)),
-        "divergences": len(r.summary.get("divergences") or []), "medians": medians,
+        "number": i + 1, "started": r.started, "host": prov.string("host"),
+        "gpu": (prov.strings("gpus") or ["–"])[0], "simulated": r.simulated, "driver": driver, "changed": changed,
+        "revision": prov.string("git_revision")[:10] + ("+dirty" if prov.boolean("git_dirty") else ""),
+        "matrix": r.doc.obj("matrix").string("name"), "verdict": r.doc.string("verdict"),
+        "passed": r.doc.count_map("counts").get("pass", 0), "nonpass": int(nonpass_count(r)),
+        "divergences": len(r.doc.items("divergences")), "medians": medians,
     }
 
 
-def history_view(runs: Sequence[Run]) -> dict[str, Any] | None:
-    """None with fewer than two runs."""
+def history_view(runs: Sequence[Run], draw: bool = True) -> dict[str, Any] | None:
+    """None with fewer than two runs; without `draw`, no figure (the members are still read)."""
     if len(runs) < 2:
         return None
     counts = count_series(runs)
     probes, units, backends = probe_series(runs)
-    drivers = [str(r.provenance.get("driver_version_text") or r.provenance.get("driver_version") or "?") for r in runs]
+    drivers = [driver_text(r) for r in runs]
     driver_changes = [(i, drivers[i]) for i in range(1, len(runs)) if drivers[i] != drivers[i - 1]]
     changed_at = {i for i, _ in driver_changes}
     names = sorted(probes)
@@ -73,10 +81,10 @@ def history_view(runs: Sequence[Run]) -> dict[str, Any] | None:
         medians = [", ".join(f"{s} {fmt_num(ys[i])}" for s, ys in sorted(probes[p].items()) if ys[i] is not None)
                    or "–" for p in names]
         rows.append(history_row(i, r, drivers[i], i in changed_at, medians))
-    labels = [f"{r.started[:16].replace('T', ' ')} {str(r.provenance.get('git_revision', ''))[:7]}" for r in runs]
+    labels = [f"{r.started[:16].replace('T', ' ')} {r.provenance.string('git_revision')[:7]}" for r in runs]
     return {
         "intro": f"{len(runs)} runs, oldest first. {METHOD}",
         "probe_headings": [f"{p} median ({units.get(p, '')})" for p in names],
         "rows": rows,
-        "figure": history_figure(labels, counts, probes, backends, driver_changes, units),
+        "figure": history_figure(labels, counts, probes, backends, driver_changes, units) if draw else None,
     }

@@ -1,25 +1,29 @@
-"""One run's summary indexed for the dashboard: cells, results by (cell, case), groups, divergences."""
+"""One run's summary indexed for the dashboard: cells, results by (cell, case), groups, divergences.
+
+Every member is read through json_input.Obj, so a member of the wrong type is bad input naming the
+file and the member, not a traceback in a view.
+"""
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..json_input import REQUIRED, Obj
 from ..reader import Run
 
 
-def backend(cell: dict[str, Any] | None) -> str:
+def backend(cell: Obj | None) -> str:
     """The binding a cell ran on, or 'not started'."""
-    if not cell or not cell.get("config"):
+    config = cell.opt_obj("config") if cell is not None else None
+    if not config:
         return "not started"
-    return str(cell["config"].get("binding", "?"))
+    return config.string("binding", "?")
 
 
 def backend_of_series(run: Run) -> dict[str, str]:
     """Latency series name -> its backend ('direct' for the facade-free series)."""
-    cells = {str(c.get("id")): c for c in run.summary.get("cells") or []}
+    cells = {c.string("id"): c for c in run.doc.objs("cells")}
     out: dict[str, str] = {}
-    for probe in (run.latency or {}).get("probes") or []:
-        for series in probe.get("samples") or {}:
+    for probe in (run.latency or Obj({}, run.source, "latency")).objs("probes"):
+        for series in probe.obj("samples").keys():
             if series.startswith("direct:"):
                 out[series] = "direct"
             else:
@@ -32,25 +36,29 @@ class RunIndex:
 
     def __init__(self, run: Run) -> None:
         self.run = run
-        self.s = run.summary
-        self.cells: list[dict[str, Any]] = [c for c in self.s.get("cells") or [] if isinstance(c, dict)]
-        self.cell_by_id = {str(c.get("id")): c for c in self.cells}
+        self.s = run.doc
+        self.cells: list[Obj] = self.s.objs("cells")
+        self.cell_by_id = {c.string("id"): c for c in self.cells}
+        results = self.s.objs("results")
         # Cells named only by results (a hand-made or partial summary) still get a row.
-        for r in self.s.get("results") or []:
-            if str(r.get("cell")) not in self.cell_by_id:
-                c = {"id": str(r.get("cell")), "label": "", "env": {}, "config": None, "_from_results": True}
+        for r in results:
+            cid = r.string("cell", REQUIRED)
+            if cid not in self.cell_by_id:
+                c = Obj({"id": cid, "label": "", "env": {}, "config": None, "_from_results": True}, run.source,
+                        r.where("cell"))
                 self.cells.append(c)
-                self.cell_by_id[c["id"]] = c
-        self.results = {(str(r.get("cell")), str(r.get("case"))): r for r in self.s.get("results") or []}
-        self.group_keys: list[str] = [str(g.get("key")) for g in self.s.get("groups") or []]
+                self.cell_by_id[cid] = c
+        self.results = {(r.string("cell", REQUIRED), r.string("case", REQUIRED)): r for r in results}
+        self.group_keys: list[str] = [g.string("key") for g in self.s.objs("groups")]
         for c in self.cells:
-            g = c.get("group")
+            g = c.string("group")
             if g and g not in self.group_keys:
-                self.group_keys.append(str(g))
+                self.group_keys.append(g)
         self.group_name = {k: f"G{i}" for i, k in enumerate(self.group_keys)}
-        self.diverging: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        for d in self.s.get("divergences") or []:
-            self.diverging.setdefault((str(d.get("group")), str(d.get("case"))), []).append(d)
+        self.diverging: dict[tuple[str, str], list[Obj]] = {}
+        for d in self.s.objs("divergences"):
+            self.diverging.setdefault((d.string("group"), d.string("case")), []).append(d)
+        self.problems: list[Obj] = self.s.objs("problems")
 
     def cases(self) -> list[str]:
         return sorted({case for _, case in self.results})
