@@ -51,10 +51,12 @@ def check_compare(data: Any, source: str) -> dict[str, Any]:
     check_schema(data.get("schema"), SCHEMA, source)
     doc = Obj(data, source)
     regressed = doc.boolean("regressed", REQUIRED)
+    complete = doc.boolean("complete", True)  # older documents had no coverage: complete
     code = doc.integer("exit_code", REQUIRED)
-    if code != (1 if regressed else 0):
+    if code != (1 if regressed or not complete else 0):
         raise doc.error("exit_code", f"{code} where 'regressed' is {'true' if regressed else 'false'} "
-                                     f"(the judge writes 1 for a regression, else 0)")
+                                     f"and 'complete' is {'true' if complete else 'false'} (the judge "
+                                     "writes 1 for a regression or an incomplete comparison, else 0)")
     render_text(data, source)  # --json prints the document as it is, so refuse what text would refuse
     return data
 
@@ -95,8 +97,9 @@ def _refused(stderr: str) -> ReportInputError:
 
 
 def exit_code(data: dict[str, Any]) -> int:
-    """The judge's exit code: 1 when B regressed, else 0 (check_compare saw that both agree)."""
-    return 1 if data.get("regressed") is True else 0
+    """The judge's exit code: 1 when B regressed or the comparison is incomplete, else 0
+    (check_compare saw that the members agree)."""
+    return 1 if data.get("regressed") is True or data.get("complete") is False else 0
 
 
 def _table(rows: list[list[str]], header: list[str]) -> str:
@@ -172,9 +175,15 @@ def render_text(data: dict[str, Any], source: str = "compare") -> str:
     notes = doc.strings("notes")
     if notes:
         out += [""] + [f"note: {term(n)}" for n in notes]
+    incomplete = doc.strings("incomplete")
+    if incomplete:
+        out += [""] + [f"INCOMPLETE: {term(why)}" for why in incomplete]
     slower = sum(1 for l in latency if l.string("verdict") == "slower")
     new = len(doc.obj("divergences", REQUIRED).items("new", REQUIRED))
-    out += ["", "REGRESSED" if doc.boolean("regressed", REQUIRED) else "no regression",
+    regressed = doc.boolean("regressed", REQUIRED)
+    # The judge's word; older documents have none, and then it follows from `regressed`.
+    verdict = doc.string("verdict", "regressed" if regressed else "no regression")
+    out += ["", verdict.upper() if verdict != "no regression" else verdict,
             f"({doc.count_map('counts').get('regression', 0)} outcome regressions, {new} "
             f"new divergences, {slower} slower latency series; judged by cuparity compare)"]
     return "\n".join(out) + "\n"

@@ -211,7 +211,10 @@ def test_report_compare_shows_what_cuparity_compare_judged(a: Path, b: Path, cup
         [d["identity"] for d in data["divergences"]["gone"]]
     assert [(r[0], r[1], r[-1]) for r in table_rows(lines, "probe ")] == \
         [(l["probe"], l["series"], l["verdict"]) for l in data["latency"]]
-    assert ("REGRESSED" if data["regressed"] else "no regression") in lines
+    verdict = data["verdict"]
+    assert (verdict.upper() if verdict != "no regression" else verdict) in lines
+    assert [l.removeprefix("INCOMPLETE: ") for l in lines if l.startswith("INCOMPLETE: ")] == \
+        data["incomplete"]
 
 
 def test_compare_agrees_with_the_runners_latency_baseline(cuparity_bin: Path) -> None:

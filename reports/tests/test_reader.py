@@ -59,14 +59,16 @@ def test_raw_records_get_no_divergences_of_their_own(tmp_path: Path) -> None:
 
 
 def test_merge_gives_a_raw_run_its_verdict(tmp_path: Path, cuparity_bin: Path) -> None:
-    """What the notes tell the user to run works: `cuparity merge` writes the judge's summary.json."""
+    """What the notes tell the user to run works: `cuparity merge` writes the judge's summary.json;
+    an interrupted run is judged incomplete (exit 1), with what is missing."""
     shutil.copy(FIXTURES / "interrupted" / "results.jsonl", tmp_path / "results.jsonl")
     matrix = REPORTS.parent / "matrices" / "smoke.toml"
     done = subprocess.run([str(cuparity_bin), "merge", str(matrix), str(tmp_path), "-o", str(tmp_path)],
                           capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == 1, done.stdout + done.stderr
     run = load_run(tmp_path)
-    assert not run.raw and run.summary["verdict"] == "equivalent"
+    assert not run.raw and run.summary["verdict"] == "incomplete"
+    assert run.summary["coverage"]["missing_count"] == 28
     assert run.summary["results_count"] == 16 and run.summary["groups"]
 
 
