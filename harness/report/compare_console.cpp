@@ -1,5 +1,6 @@
 // The console report of `cuparity compare`: what a person reads of run B against run A.
 #include "harness/report/run_comparison.hpp"
+#include "harness/report/terminal_text.hpp"
 #include "harness/report/text_table.hpp"
 
 #include <cctype>
@@ -23,8 +24,8 @@ std::string outcome_text(const std::optional<outcome> &o) {
 
 void print_runs(std::ostream &out, const run_comparison &c) {
   for (const auto *h : {&c.a, &c.b})
-    out << (h == &c.a ? "A: " : "B: ") << h->source << " (" << h->verdict
-        << (h->simulated ? ", SIMULATED" : "") << ")\n";
+    out << (h == &c.a ? "A: " : "B: ") << terminal_text(h->source) << " ("
+        << terminal_text(h->verdict) << (h->simulated ? ", SIMULATED" : "") << ")\n";
 }
 
 void print_outcomes(std::ostream &out, const run_comparison &c) {
@@ -52,9 +53,9 @@ void print_divergences(std::ostream &out, const run_comparison &c) {
     return;
   out << "\n";
   for (const auto &d : c.divergences.added)
-    out << "new divergence: " << divergence_identity(d) << "\n";
+    out << "new divergence: " << terminal_text(divergence_identity(d)) << "\n";
   for (const auto &d : c.divergences.gone)
-    out << "divergence gone: " << divergence_identity(d) << "\n";
+    out << "divergence gone: " << terminal_text(divergence_identity(d)) << "\n";
 }
 
 void print_latency_table(std::ostream &out, const run_comparison &c) {
@@ -84,9 +85,9 @@ void print_compare(std::ostream &out, const run_comparison &c) {
   if (!c.notes.empty())
     out << "\n";
   for (const auto &n : c.notes)
-    out << "note: " << n << "\n";
+    out << "note: " << terminal_text(n) << "\n";
   for (const auto &why : c.incomplete)
-    out << "INCOMPLETE: " << why << "\n";
+    out << "INCOMPLETE: " << terminal_text(why) << "\n";
   std::string verdict = c.verdict();
   if (verdict != "no regression")
     for (char &ch : verdict)

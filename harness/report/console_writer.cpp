@@ -3,6 +3,7 @@
 
 #include "harness/report/record_view.hpp"
 #include "harness/report/summary.hpp"
+#include "harness/report/terminal_text.hpp"
 
 #include <cctype>
 #include <iomanip>
@@ -57,19 +58,21 @@ void print_groups(std::ostream &out, const comparison &c) {
 
 void print_findings(std::ostream &out, const comparison &c) {
   for (const auto &p : c.problems)
-    out << "PROBLEM " << p.kind << (p.cell.empty() ? "" : " [" + p.cell + "]")
-        << (p.case_id.empty() ? "" : " " + p.case_id) << ": " << p.message << "\n";
+    out << "PROBLEM " << p.kind << (p.cell.empty() ? "" : " [" + terminal_text(p.cell) + "]")
+        << (p.case_id.empty() ? "" : " " + terminal_text(p.case_id)) << ": "
+        << terminal_text(p.message) << "\n";
   for (const auto &d : c.divergences) {
-    out << "DIVERGENCE " << d.case_id << " " << d.key << " in " << d.group << ":\n";
+    out << "DIVERGENCE " << terminal_text(d.case_id) << " " << terminal_text(d.key) << " in "
+        << terminal_text(d.group) << ":\n";
     for (const auto &[cell, v] : d.values)
-      out << "    " << cell << ": " << v.dump() << "\n";
+      out << "    " << terminal_text(cell) << ": " << terminal_text(v.dump()) << "\n";
   }
 }
 
 void print_verdict(std::ostream &out, const run_outputs &run) {
   const auto &c = run.verdict;
   if (!c.coverage.complete())
-    out << "INCOMPLETE: " << coverage_message(c.coverage) << "\n";
+    out << "INCOMPLETE: " << terminal_text(coverage_message(c.coverage)) << "\n";
   std::string name = verdict_name(c, run.facts);
   for (char &ch : name)
     ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));

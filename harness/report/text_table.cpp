@@ -1,6 +1,8 @@
 // Column widths and padding for plain-text tables.
 #include "harness/report/text_table.hpp"
 
+#include "harness/report/terminal_text.hpp"
+
 #include <algorithm>
 
 namespace cuparity {
@@ -21,7 +23,12 @@ void print_line(std::ostream &out, const text_row &cells, const std::vector<std:
 } // namespace
 
 void print_text_table(std::ostream &out, const text_row &header,
-                      const std::vector<text_row> &rows) {
+                      const std::vector<text_row> &given) {
+  // Cells come from records and summaries: escaped before they are measured, so widths hold.
+  std::vector<text_row> rows = given;
+  for (auto &r : rows)
+    for (auto &cell : r)
+      cell = terminal_text(cell);
   std::vector<std::size_t> widths;
   for (const auto &h : header)
     widths.push_back(h.size());

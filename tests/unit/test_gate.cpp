@@ -1,6 +1,8 @@
 // The gate never lies and never loses: coverage, torn and garbled results, plans, --out owners.
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/protocol/results.hpp"
+#include "harness/report/terminal_text.hpp"
+#include "harness/report/text_table.hpp"
 #include "harness/run/out_lock.hpp"
 #include "harness/verdict/coverage.hpp"
 #include "run_support.hpp"
@@ -9,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 using namespace cuparity;
 using namespace cuparity::test;
@@ -354,4 +357,19 @@ NUMBA_CUDA_INCLUDE_PATH = "/tmp/b"
   for (const auto &e : fs::directory_iterator(dir + "/out/logs"))
     logs += e.path().extension() == ".log";
   CHECK(logs == 3);
+}
+
+TEST_CASE("control characters from records and summaries are escaped on the console",
+          "[gate][terminal]") {
+  CHECK(terminal_text("plain: ok") == "plain: ok");
+  CHECK(terminal_text("\x1b[31mred\x1b[0m") == "\\x1b[31mred\\x1b[0m");
+  CHECK(terminal_text("two\nlines\r\t") == "two\\x0alines\\x0d\\x09");
+  CHECK(terminal_text("del\x7f") == "del\\x7f");
+  CHECK(terminal_text("csi\xc2\x9b"
+                      "2J") == "csi\\u009b2J");
+  CHECK(terminal_text("caf\xc3\xa9") == "caf\xc3\xa9"); // printable UTF-8 stays
+  std::ostringstream table;
+  print_text_table(table, {"a", "b"}, {{"\x1b[2J", "x"}});
+  CHECK(table.str().find('\x1b') == std::string::npos);
+  CHECK_THAT(table.str(), Catch::Contains("\\x1b[2J  x"));
 }
