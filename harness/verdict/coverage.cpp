@@ -102,7 +102,7 @@ coverage coverage_from_json(const nlohmann::json &j, const std::string &path) {
   coverage c;
   auto count = [&](const char *name) {
     const auto &v = member(j, path, name, json_kind::number);
-    if (!v.is_number_unsigned())
+    if (!v.is_number_integer() || v.get<long long>() < 0)
       throw json_input_error(member_path(path, name), "expected a count, found " + v.dump());
     return v.get<std::size_t>();
   };
