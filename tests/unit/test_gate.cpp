@@ -4,6 +4,7 @@
 #include "harness/report/terminal_text.hpp"
 #include "harness/report/text_table.hpp"
 #include "harness/run/out_lock.hpp"
+#include "harness/run/outputs.hpp"
 #include "harness/verdict/coverage.hpp"
 #include "run_support.hpp"
 
@@ -372,4 +373,36 @@ TEST_CASE("control characters from records and summaries are escaped on the cons
   print_text_table(table, {"a", "b"}, {{"\x1b[2J", "x"}});
   CHECK(table.str().find('\x1b') == std::string::npos);
   CHECK_THAT(table.str(), Catch::Contains("\\x1b[2J  x"));
+}
+
+TEST_CASE("a resumed latency phase replaces the rounds of the attempt it repeats; functional "
+          "time sums over attempts",
+          "[gate][resume]") {
+  const auto dir = scratch("latency_attempts");
+  auto sample = [](int round, double value) {
+    return json{{"type", "latency_sample"}, {"round", round}, {"cell", "c"},  {"probe", "p"},
+                {"series", "facade"},       {"kind", "host"}, {"unit", "ns"}, {"value", value}};
+  };
+  const json run{{"type", "run"}, {"schema", results_schema}, {"matrix", "m"},
+                 {"shard", ""},   {"started", "t"},           {"provenance", json::object()}};
+  const json resume{{"type", "resume"}, {"started", "t2"}, {"pending", 0}};
+  std::ofstream(dir + "/results.jsonl")
+      << run.dump() << "\n"
+      << json{{"type", "functional_phase"}, {"wall_s", 30.0}, {"interrupted", true}}.dump() << "\n"
+      << resume.dump() << "\n"
+      << json{{"type", "functional_phase"}, {"wall_s", 50.0}}.dump() << "\n"
+      << sample(0, 1).dump() << "\n"
+      << sample(1, 2).dump() << "\n"
+      << resume.dump() << "\n"
+      << sample(0, 3).dump() << "\n";
+  const auto got = read_all({dir});
+  std::vector<double> values;
+  for (const auto &r : got.records)
+    if (r["type"] == "latency_sample")
+      values.push_back(r["value"]);
+  CHECK(values == std::vector<double>{3}); // the interrupted attempt's two rounds are gone
+  CHECK(got.functional_wall_s == Approx(80.0));
+  // Without a later latency attempt, the earlier rounds stay.
+  std::ofstream(dir + "/results.jsonl", std::ios::app) << resume.dump() << "\n";
+  CHECK(read_all({dir}).records.size() == got.records.size() + 1);
 }
