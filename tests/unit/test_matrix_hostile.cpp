@@ -2,10 +2,12 @@
 #include "harness/matrix/limits.hpp"
 #include "harness/matrix/matrix.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 using namespace cuparity;
@@ -325,4 +327,23 @@ TEST_CASE("hostile: messages show a quoted string escaped and cut", "[matrix][ho
   CHECK_THAT(l.error, Catch::Contains("latency.probes: '" + std::string(80, 'q') +
                                       "...' (501 bytes) names no probe"));
   CHECK(l.error.size() < 400);
+}
+
+TEST_CASE("docs/configuration.md states every bound the key tables enforce", "[matrix][hostile]") {
+  std::ifstream in(std::string(CUPARITY_SOURCE_DIR) + "/docs/configuration.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(text, line);)
+    lines.push_back(line);
+  for (const auto &s : matrix_key_docs())
+    for (const auto &k : s.keys) {
+      if (k.bounds.empty())
+        continue;
+      const std::string key = "`" + s.key_prefix + "." + k.name + "`";
+      INFO(key << ": " << k.type << ", " << k.bounds);
+      CHECK(std::any_of(lines.begin(), lines.end(), [&](const std::string &l) {
+        return l.rfind("| " + key, 0) == 0 && l.find("| " + k.type + " | " + k.bounds) != l.npos;
+      }));
+    }
 }
