@@ -1,4 +1,5 @@
 // `cuparity calibrate`: the smallest injected delay the paired latency verdict sees on this host.
+#include "harness/cli/bounded_options.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/run/calibrate.hpp"
 
@@ -24,12 +25,12 @@ void add_calibrate_command(CLI::App &app, action &run) {
                   "Exported symbol to delay (repeatable; default cuLaunchKernel)");
   cmd->add_option("--delays", opt->delays_pct, "Delays in % of the probe's cost, ascending")
       ->delimiter(',')
-      ->check(CLI::Range(1e-3, 100.0));
+      ->check(finite_number(1e-3, true, 100.0));
   cmd->add_option("--min-time", opt->min_time_s, "Seconds per series per round")
-      ->check(CLI::Range(1e-3, 60.0))
+      ->check(finite_number(1e-3, true, 60.0))
       ->capture_default_str();
   cmd->add_option("--rounds", opt->rounds, "Rounds over the delay cells")
-      ->check(CLI::Range(1, 100))
+      ->check(whole_number(1, 100))
       ->capture_default_str();
   cmd->add_option("--gpu", opt->gpu, "CUDA_VISIBLE_DEVICES for the probe processes");
   cmd->callback([opt, &run] {

@@ -1,5 +1,7 @@
 // `cuparity compare A B`: run B against run A, from their summaries alone (cuparity.compare/1).
+#include "harness/cli/bounded_options.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/matrix/limits.hpp"
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/report/run_comparison.hpp"
 #include "harness/run/plan.hpp"
@@ -87,7 +89,7 @@ void add_compare_command(CLI::App &app, action &run) {
                   "(default: those run B recorded in latency.settings, else the built-in ones)");
   cmd->add_option("--threshold", opt->threshold,
                   "Relative latency threshold (overrides regression_threshold; default 0.05)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number(0, false, limits::fraction_max));
   cmd->callback([opt, &run] { run = [opt] { return compare(*opt); }; });
 }
 

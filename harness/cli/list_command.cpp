@@ -3,6 +3,7 @@
 #include "harness/matrix/matrix.hpp"
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/suite/case_registry.hpp"
+#include "harness/suite/probe_registry.hpp"
 
 #include <iostream>
 #include <map>
@@ -28,7 +29,11 @@ bool known_glob(const std::string &g) {
 
 /// The cells of a matrix with their environment and expectations, then its cases.
 int list_matrix(const list_options &opt) {
-  const std::optional<matrix> m = load_matrix_reporting(opt.matrix, known_glob, std::cerr, "list");
+  const auto known_probe = [](const std::string &g) {
+    return probe_registry::instance().matches_any(g);
+  };
+  const std::optional<matrix> m =
+      load_matrix_reporting(opt.matrix, known_glob, known_probe, std::cerr, "list");
   if (!m)
     return exit_code::bad_input;
   auto selected = case_registry::instance().select(m->cases, m->exclude_cases);

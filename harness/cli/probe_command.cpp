@@ -1,8 +1,10 @@
 // `cuparity probe`: a probe process. It runs the latency probes in this process (one round of one
 // cell, or with --serve a round per command) and writes one JSON event per probe and series.
 #include "cases/kernels/kernel_images.hpp"
+#include "harness/cli/bounded_options.hpp"
 #include "harness/cli/cell_start.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/matrix/limits.hpp"
 #include "harness/protocol/event_stream.hpp"
 #include "harness/protocol/events.hpp"
 #include "harness/protocol/exit_codes.hpp"
@@ -136,10 +138,10 @@ void add_probe_command(CLI::App &app, action &run) {
                                           "round of one cell; used by `run`)");
   cmd->add_option("--probe", opt->probes, "Probe name or glob (repeatable; default all)");
   cmd->add_option("--min-time", opt->min_time, "Seconds each series of each probe runs per round")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number(limits::min_time_min_s, true, limits::min_time_max_s));
   cmd->add_option("--block-time", opt->block_time,
                   "Seconds per block; a probe's series alternate block by block")
-      ->check(CLI::Range(1e-6, 1.0));
+      ->check(finite_number(limits::block_time_min_s, true, limits::block_time_max_s));
   cmd->add_option("--cpu", opt->cpu,
                   "CPU to pin this process to (-1: none; default: the last allowed CPU)");
   cmd->add_flag("--flip", opt->flip,

@@ -1,5 +1,7 @@
 // `cuparity run MATRIX`: the main job; and `cuparity merge`: one verdict from several shards.
+#include "harness/cli/bounded_options.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/matrix/limits.hpp"
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/run/runner.hpp"
 
@@ -66,7 +68,7 @@ void add_run_subcommand(CLI::App &app, action &run_action, const std::vector<std
   cmd->add_option("-o,--out", r->opt.out_dir, "Output directory (default cuparity-results/NAME)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cmd->add_option("-j,--jobs", r->opt.jobs, "Cells run in parallel in the functional phase")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_number(1, limits::jobs_max))
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cmd->add_flag("--resume", r->opt.resume, "Complete an interrupted run in --out");
   cmd->add_flag("--force", r->opt.force, "Start over in an --out holding results (kept as .bak)");
@@ -92,7 +94,7 @@ void add_run_subcommand(CLI::App &app, action &run_action, const std::vector<std
                   "A previous summary.json: compare every probe against it");
   cmd->add_option("--latency-min-time", r->opt.latency_min_time,
                   "Seconds each probe runs per round (default: the matrix's latency.min_time_s)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number(limits::min_time_min_s, true, limits::min_time_max_s));
   cmd->callback([r, &run_action, argv] { run_action = [r, argv] { return run(*r, argv); }; });
 }
 
@@ -109,7 +111,7 @@ void add_ctest_subcommand(CLI::App &app, action &run_action) {
   ctest->add_option("matrix", ct->matrix, "Matrix file")->required();
   ctest->add_option("-o,--out", ct->dir, "Directory for the suite and its results")->required();
   ctest->add_option("--gpu-count", ct->gpu_count, "Devices in the generated resource spec")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, limits::gpu_count_max));
   ctest->add_option("--run-arg", ct->extra,
                     "Extra argument for each cell's `cuparity run` "
                     "(repeatable)");

@@ -1,6 +1,8 @@
 // The environment variables the seed defines, and Numba-style parsing of their values.
 #pragma once
 
+#include "harness/config/python_int.hpp"
+
 #include <functional>
 #include <optional>
 #include <string>
@@ -27,13 +29,8 @@ inline constexpr const char *nvidia_backend = "CUPARITY_NVIDIA_BACKEND";
 using env_lookup = std::function<std::optional<std::string>(const std::string &name)>;
 [[nodiscard]] env_lookup process_environment();
 
-/// Python's int() on a string, as Numba's _readenv applies it: surrounding whitespace, an
-/// optional sign, decimal digits, and single underscores between digits are accepted. Anything
-/// else, including "", is not an integer.
-[[nodiscard]] std::optional<long long> parse_python_int(std::string_view text);
-
 /// Numba's _readenv(name, int, default): unset gives the default; a value that is not an integer
-/// adds a warning naming the variable and the value, and gives the default.
+/// (parse_python_int) adds a warning naming the variable and the value, and gives the default.
 [[nodiscard]] long long read_int_variable(const env_lookup &env, const std::string &name,
                                           long long fallback, std::vector<std::string> &warnings);
 

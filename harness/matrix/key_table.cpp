@@ -184,9 +184,8 @@ value_type integer_in(long long min, long long max) {
   return t;
 }
 
-value_type number_above(double min) {
-  value_type t = of_kind(value_kind::number);
-  t.min = min;
+value_type number_above(double min, double max) {
+  value_type t = number_in(min, max);
   t.min_open = true;
   return t;
 }
@@ -198,8 +197,8 @@ value_type number_in(double min, double max) {
   return t;
 }
 
-value_type numbers_above(double min) {
-  value_type t = number_above(min);
+value_type numbers_above(double min, double max) {
+  value_type t = number_above(min, max);
   t.kind = value_kind::numbers;
   return t;
 }

@@ -42,16 +42,18 @@ struct value_type {
 [[nodiscard]] value_type flag();  ///< true or false
 /// An integer in [min, max]; a float is taken only when it is a whole number.
 [[nodiscard]] value_type integer_in(long long min, long long max);
-[[nodiscard]] value_type number_above(double min);          ///< a finite number > min
-[[nodiscard]] value_type number_in(double min, double max); ///< a number in [min, max]
-[[nodiscard]] value_type table();                           ///< a table
-[[nodiscard]] value_type tables();                          ///< an array of tables
-[[nodiscard]] value_type numbers_above(double min);         ///< a table of finite numbers > min
+[[nodiscard]] value_type number_above(double min, double max); ///< a number in (min, max]
+[[nodiscard]] value_type number_in(double min, double max);    ///< a number in [min, max]
+[[nodiscard]] value_type table();                              ///< a table
+[[nodiscard]] value_type tables();                             ///< an array of tables
+/// A table of numbers in (min, max].
+[[nodiscard]] value_type numbers_above(double min, double max);
 
 /// What setters may need besides the value.
 struct read_context {
   const toml_reader &reader;
-  const std::function<bool(const std::string &)> &known_case;
+  const name_check &known_case;
+  const name_check &known_probe;
 };
 
 using value_data = std::variant<std::monostate, std::string, std::vector<std::string>, bool,

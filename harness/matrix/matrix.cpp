@@ -3,7 +3,9 @@
 
 #include "harness/matrix/expansion.hpp"
 #include "harness/matrix/expectations.hpp"
+#include "harness/matrix/limits.hpp"
 #include "harness/matrix/matrix_keys.hpp"
+#include "harness/matrix/text.hpp"
 
 #include <filesystem>
 #include <ostream>
@@ -18,7 +20,10 @@ std::string source_position::text() const {
 namespace {
 
 toml::table parse_matrix_file(const std::string &path) {
-  if (!fs::is_regular_file(path))
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw matrix_error(path + ": is a folder, not a matrix file");
+  if (!fs::is_regular_file(path, ec))
     throw matrix_error(path + ": no such matrix file");
   try {
     return toml::parse_file(path);
@@ -35,22 +40,47 @@ void read_latency(const matrix_detail::read_context &ctx, const toml::table &t, 
   read_keys(ctx, t, matrix_detail::latency_keys(), m.latency);
 }
 
+/// Each rule is checked against every cell: a bounded number of them keeps loading fast.
+void check_rule_counts(const matrix_detail::toml_reader &r,
+                       const matrix_detail::document_sections &s) {
+  const std::pair<const char *, const std::vector<const toml::table *> *> kinds[] = {
+      {"[[include]]", &s.include}, {"[[exclude]]", &s.exclude}, {"[[expect]]", &s.expect}};
+  for (const auto &[name, tables] : kinds)
+    if (tables->size() > limits::rules_max)
+      r.error(*(*tables)[limits::rules_max], std::string("this is ") + name + " rule number " +
+                                                 std::to_string(limits::rules_max + 1) +
+                                                 "; the most is " +
+                                                 std::to_string(limits::rules_max));
+}
+
+/// A name from the file's stem names the results' folder as [matrix] name would: it must be as
+/// safe ("...toml" would give "..").
+void check_stem_name(const matrix_detail::toml_reader &r, const std::string &name) {
+  if (auto why = matrix_detail::unsafe_component(name, limits::name_max_bytes))
+    throw matrix_error(r.file() + ":1:1: the matrix's name " + matrix_detail::in_quotes(name) +
+                       ", taken from its file name, " + *why + ": give it a [matrix] name");
+}
+
 } // namespace
 
-matrix load_matrix(const std::string &path,
-                   const std::function<bool(const std::string &)> &known_case) {
+matrix load_matrix(const std::string &path, const name_check &known_case,
+                   const name_check &known_probe) {
   using namespace matrix_detail;
   const toml::table doc = parse_matrix_file(path);
   const toml_reader r(path);
-  const read_context ctx{r, known_case};
+  const name_check any = [](const std::string &) { return true; };
+  const read_context ctx{r, known_case, known_probe ? known_probe : any};
   document_sections s;
   read_keys(ctx, doc, document_keys(), s);
+  check_rule_counts(r, s);
 
   matrix m;
   m.path = path;
   m.name = fs::path(path).stem().string();
   if (s.settings)
     read_keys(ctx, *s.settings, matrix_keys(), m);
+  if (!s.settings || !s.settings->contains("name"))
+    check_stem_name(r, m.name);
   expand_cells(ctx, s, m);
   read_expectations(ctx, s.expect, m);
   if (s.latency)
@@ -58,16 +88,20 @@ matrix load_matrix(const std::string &path,
   return m;
 }
 
-std::optional<matrix>
-load_matrix_reporting(const std::string &path,
-                      const std::function<bool(const std::string &)> &known_case, std::ostream &err,
-                      std::string_view command) {
+std::optional<matrix> load_matrix_reporting(const std::string &path, const name_check &known_case,
+                                            const name_check &known_probe, std::ostream &err,
+                                            std::string_view command) {
   try {
-    return load_matrix(path, known_case);
+    return load_matrix(path, known_case, known_probe);
   } catch (const matrix_error &e) {
     err << "cuparity" << (command.empty() ? "" : " ") << command << ": " << e.what() << "\n";
     return std::nullopt;
   }
+}
+
+std::optional<matrix> load_matrix_reporting(const std::string &path, const name_check &known_case,
+                                            std::ostream &err, std::string_view command) {
+  return load_matrix_reporting(path, known_case, {}, err, command);
 }
 
 } // namespace cuparity

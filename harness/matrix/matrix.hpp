@@ -100,19 +100,29 @@ struct matrix {
   matrix(matrix &&) = default;
 };
 
+/// Whether a glob (or a name) names anything in a registry the matrix layer does not link.
+using name_check = std::function<bool(const std::string &)>;
+
 /// Reads and expands a matrix. `known_case` tells whether a glob names any registered case (an
-/// expectation naming nothing is an error). Placeholders in values: {bin} = the executable's
-/// directory, {matrix_dir} = the matrix file's directory. Throws matrix_error.
-[[nodiscard]] matrix load_matrix(const std::string &path,
-                                 const std::function<bool(const std::string &)> &known_case);
+/// expectation naming nothing is an error); `known_probe` the same of latency probes (probes
+/// globs, thresholds' names), and an empty one takes every name (for callers without the
+/// registry). Placeholders in values: {bin} = the executable's directory, {matrix_dir} = the
+/// matrix file's directory. Every value is checked against docs/configuration.md's bounds.
+/// Throws matrix_error.
+[[nodiscard]] matrix load_matrix(const std::string &path, const name_check &known_case,
+                                 const name_check &known_probe = {});
 
 /// load_matrix, reporting a matrix_error on `err` as "cuparity <command>: <what()>" (the way the
 /// commands print it; an empty `command` gives "cuparity: <what()>") and returning std::nullopt.
 /// Other exceptions propagate.
 [[nodiscard]] std::optional<matrix>
-load_matrix_reporting(const std::string &path,
-                      const std::function<bool(const std::string &)> &known_case, std::ostream &err,
-                      std::string_view command);
+load_matrix_reporting(const std::string &path, const name_check &known_case,
+                      const name_check &known_probe, std::ostream &err, std::string_view command);
+/// The same, taking every probe name.
+[[nodiscard]] std::optional<matrix> load_matrix_reporting(const std::string &path,
+                                                          const name_check &known_case,
+                                                          std::ostream &err,
+                                                          std::string_view command);
 
 /// One key of a matrix section, as the reader's key tables define it (for `cuparity list`, docs).
 struct matrix_key_doc {

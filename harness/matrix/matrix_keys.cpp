@@ -2,12 +2,13 @@
 // Adding a key is one row here plus its consumer.
 #include "harness/matrix/matrix_keys.hpp"
 
+#include "harness/matrix/limits.hpp"
 #include "harness/matrix/placeholders.hpp"
+#include "harness/matrix/text.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <climits>
-#include <cstdint>
 #include <filesystem>
 
 namespace cuparity {
@@ -17,18 +18,14 @@ namespace {
 using glob_list = std::vector<std::string>;
 
 constexpr std::string_view see_list = " (see `cuparity list`)";
-/// A warning count is a std::size_t; TOML integers stop at LLONG_MAX.
-constexpr long long count_max =
-    static_cast<long long>(std::min<unsigned long long>(LLONG_MAX, SIZE_MAX));
-/// The per-case watchdog is kept in milliseconds (less than 1 would be 0 ms); at most a day.
-constexpr double timeout_min_s = 0.001, timeout_max_s = 86400;
+constexpr std::string_view see_probes = " (see `cuparity probe --list`)";
 
 /// Case globs that must each name a registered case.
 glob_list known_cases(const key_value &v, std::string_view hint) {
   glob_list globs = v.get<glob_list>();
   for (const auto &g : globs)
     if (!v.context().known_case(g))
-      v.fail("'" + g + "' names no case" + std::string(hint));
+      v.fail(in_quotes(g) + " names no case" + std::string(hint));
   return globs;
 }
 
@@ -41,17 +38,67 @@ void set_exclude_cases(matrix &m, const key_value &v) {
   m.exclude_cases = known_cases(v, "");
 }
 
+/// The name is the results' folder (cuparity-results/<name>): one safe path component.
+void set_name(matrix &m, const key_value &v) {
+  m.name = v.get<std::string>();
+  if (auto why = unsafe_component(m.name, limits::name_max_bytes))
+    v.fail(in_quotes(m.name) + " " + *why + " (the name is the results' folder)");
+}
+
 void set_case_timeout(matrix &m, const key_value &v) {
   m.case_timeout = std::chrono::milliseconds(static_cast<long long>(v.get<double>() * 1000));
+}
+
+/// What is at a baseline path that can never be a baseline file; a missing file is left to the
+/// run, which says so (and --write-baseline creates one).
+std::optional<std::string> unusable_baseline(const std::filesystem::path &p) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status link = fs::symlink_status(p, ec);
+  if (ec || !fs::exists(link))
+    return std::nullopt;
+  const fs::file_status target = fs::status(p, ec);
+  if (!fs::exists(target))
+    return "is a dangling link";
+  if (fs::is_directory(target))
+    return "is a folder, not a baseline file";
+  if (!fs::is_regular_file(target) && fs::weakly_canonical(p, ec) != "/dev/null")
+    return "is not a regular file (nor /dev/null, the empty baseline)";
+  return std::nullopt;
 }
 
 /// Placeholders substituted, relative to the matrix's folder.
 void set_baseline(matrix &m, const key_value &v) {
   const std::string &dir = v.context().reader.dir();
-  std::filesystem::path b = substitute_placeholders(v.get<std::string>(), dir);
+  const std::string written = v.get<std::string>();
+  if (auto p = unknown_placeholder(written))
+    v.fail("unknown placeholder " + *p + " (known: {bin}, {matrix_dir})");
+  std::filesystem::path b = substitute_placeholders(written, dir);
+  if (b.empty())
+    v.fail("is empty");
   if (b.is_relative())
     b = std::filesystem::path(dir) / b;
   m.baseline = b.lexically_normal().string();
+  if (auto why = unusable_baseline(*m.baseline))
+    v.fail(*m.baseline + " " + *why);
+}
+
+/// A label names one cell in every file (ids, baselines, logs): printable, one line.
+std::string checked_label(const key_value &v) {
+  const std::string label = v.get<std::string>();
+  if (label.empty())
+    v.fail("is empty (leave the label out to name the cell by its variables)");
+  if (first_control(label))
+    v.fail(in_quotes(label) + " holds a control character (a label must be one printable line)");
+  return label;
+}
+
+void set_include_label(rule &r, const key_value &v) {
+  r.label = checked_label(v);
+}
+
+void set_expect_label(expectation &x, const key_value &v) {
+  x.label = checked_label(v);
 }
 
 void set_when(expectation &x, const key_value &v) {
@@ -95,6 +142,27 @@ void set_max_rounds(latency_settings &l, const key_value &v) {
   l.max_rounds = n;
 }
 
+/// Probe globs that must each name a registered probe (as case globs must name a case).
+void set_probes(latency_settings &l, const key_value &v) {
+  l.probes = v.get<glob_list>();
+  for (const auto &g : l.probes)
+    if (!v.context().known_probe(g))
+      v.fail(in_quotes(g) + " names no probe" + std::string(see_probes));
+}
+
+/// Thresholds are looked up by a probe's exact name: a glob or an unknown name would never apply.
+void set_thresholds(latency_settings &l, const key_value &v) {
+  l.thresholds = v.get<std::map<std::string, double>>();
+  const toml_reader &r = v.context().reader;
+  for (const auto &[k, value] : *v.node().as_table()) {
+    const std::string name(k.str());
+    if (name.find_first_of("*?[") != std::string::npos)
+      r.error(k, v.key() + ": " + in_quotes(name) + " is a glob; a threshold names one probe");
+    if (!v.context().known_probe(name))
+      r.error(k, v.key() + ": " + in_quotes(name) + " names no probe" + std::string(see_probes));
+  }
+}
+
 void set_processes(latency_settings &l, const key_value &v) {
   l.persistent = v.get<std::string>() == "persistent";
 }
@@ -129,11 +197,13 @@ const key_table<matrix> &matrix_keys() {
       "[matrix]",
       "matrix",
       {
-          {"name", text(), assign<&m::name>, "the matrix's name (default: the file's stem)"},
+          {"name", text(), set_name,
+           "the matrix's name and its results' folder (default: the file's stem)"},
           {"description", text(), assign<&m::description>, "one line for reports"},
           {"cases", texts(), set_cases, "case globs or suites to run (default: every case)"},
           {"exclude_cases", texts(), set_exclude_cases, "case globs or suites left out"},
-          {"case_timeout_s", number_in(timeout_min_s, timeout_max_s), set_case_timeout,
+          {"case_timeout_s", number_in(limits::case_timeout_min_s, limits::case_timeout_max_s),
+           set_case_timeout,
            "per-case watchdog for every case, in seconds (default: each case's own)"},
           {"baseline", text(), set_baseline,
            "baseline file (case,cell,outcome lines), relative to the matrix's folder"},
@@ -146,7 +216,7 @@ const key_table<rule> &include_keys() {
       "[[include]]",
       "include",
       {
-          {"label", text(), assign<&rule::label>, "the cell's id, instead of its variables"},
+          {"label", text(), set_include_label, "the cell's id, instead of its variables"},
       }};
   return keys;
 }
@@ -159,7 +229,7 @@ const key_table<expectation> &expect_keys() {
       {
           {"when", table(), set_when,
            "VARIABLE = value: the cells it applies to (partial match; false = unset)"},
-          {"label", text(), assign<&x::label>, "or the label of the cells it applies to"},
+          {"label", text(), set_expect_label, "or the label of the cells it applies to"},
           {"binding", choice({"internal", "nvidia"}), assign<&x::binding>,
            "the binding the cell's processes must report"},
           {"stream0", choice({"legacy", "per-thread"}), assign<&x::stream0>,
@@ -167,7 +237,7 @@ const key_table<expectation> &expect_keys() {
           {"fallback", flag(), assign<&x::fallback>, "whether they must report a fallback"},
           {"warnings", texts(), assign<&x::warnings>,
            "substrings that must each appear in some warning"},
-          {"warning_count", integer_in(0, count_max), assign<&x::warning_count>,
+          {"warning_count", integer_in(0, limits::warning_count_max), assign<&x::warning_count>,
            "the number of warnings they must report"},
           {"allow", tables(), set_allow,
            "[[expect.allow]]: outcomes some cases may have in these cells"},
@@ -198,26 +268,29 @@ const key_table<latency_settings> &latency_keys() {
       {
           {"enabled", flag(), assign<&l::enabled>,
            "whether the latency phase runs (default: true once [latency] is written)"},
-          {"probes", texts(), assign<&l::probes>, "probe globs to run (default: every probe)"},
-          {"rounds", integer_in(1, INT_MAX), set_rounds, "rounds per probe and cell, at least"},
-          {"max_rounds", integer_in(1, INT_MAX), set_max_rounds,
+          {"probes", texts(), set_probes, "probe globs to run (default: every probe)"},
+          {"rounds", integer_in(1, limits::rounds_max), set_rounds,
+           "rounds per probe and cell, at least"},
+          {"max_rounds", integer_in(1, limits::rounds_max), set_max_rounds,
            "rounds at most (>= rounds) while a comparison is still ambiguous (default: 15)"},
-          {"budget_s", number_above(0), assign<&l::budget_s>,
+          {"budget_s", number_above(0, limits::duration_max_s), assign<&l::budget_s>,
            "seconds of the phase after which no further round starts (default: no limit)"},
-          {"min_time_s", number_above(0), assign<&l::min_time_s>,
-           "seconds each series of each probe runs per round"},
-          {"block_time_s", number_in(1e-6, 1), assign<&l::block_time_s>,
+          {"min_time_s", number_in(limits::min_time_min_s, limits::min_time_max_s),
+           assign<&l::min_time_s>, "seconds each series of each probe runs per round"},
+          {"block_time_s", number_in(limits::block_time_min_s, limits::block_time_max_s),
+           assign<&l::block_time_s>,
            "seconds per block; a probe's series alternate block by block (default: 0.00025)"},
-          {"target_cv", number_above(0), assign<&l::target_cv>,
+          {"target_cv", number_above(0, limits::fraction_max), assign<&l::target_cv>,
            "series whose robust coefficient of variation is above this are listed as noisy"},
-          {"regression_threshold", number_above(0), assign<&l::regression_threshold>,
+          {"regression_threshold", number_above(0, limits::fraction_max),
+           assign<&l::regression_threshold>,
            "across processes, a change beyond this fraction counts (default: 0.05)"},
-          {"paired_threshold", number_above(0), assign<&l::paired_threshold>,
+          {"paired_threshold", number_above(0, limits::fraction_max), assign<&l::paired_threshold>,
            "between series paired in one process, a change beyond this fraction counts "
            "(default: 0.01)"},
           {"fail_on_regression", flag(), assign<&l::fail_on_regression>,
            "whether a regression fails the run"},
-          {"thresholds", numbers_above(0), assign<&l::thresholds>,
+          {"thresholds", numbers_above(0, limits::fraction_max), set_thresholds,
            "probe = fraction: regression_threshold for that probe"},
           {"processes", choice({"per_round", "persistent"}), set_processes,
            "a fresh probe process per cell per round, or one per cell for the whole phase"},

@@ -1,6 +1,8 @@
 // TOML value readers with positions: typed reads that throw matrix_error at file:line:column.
 #include "harness/matrix/toml_reader.hpp"
 
+#include "harness/matrix/text.hpp"
+
 #include <algorithm>
 #include <filesystem>
 
@@ -33,14 +35,19 @@ void toml_reader::check_keys(const toml::table &t, std::string_view where,
                              const std::vector<std::string_view> &known) const {
   for (const auto &[k, v] : t)
     if (std::find(known.begin(), known.end(), k.str()) == known.end())
-      error(k, "unknown key '" + std::string(k.str()) + "' in " + std::string(where) +
+      error(k, "unknown key " + in_quotes(k.str()) + " in " + std::string(where) +
                    " (known: " + join(known) + ")");
 }
 
 std::string toml_reader::string_of(const toml::node &n, const std::string &what) const {
-  if (auto s = n.value<std::string>(); s && n.is_string())
-    return *s;
-  error(n, what + " must be a string, not " + type_name(n));
+  const auto s = n.value<std::string>();
+  if (!s || !n.is_string())
+    error(n, what + " must be a string, not " + type_name(n));
+  // Every string ends up in a C string somewhere (an environment, a glob, a path), where a NUL
+  // would silently cut it short.
+  if (s->find('\0') != std::string::npos)
+    error(n, what + " must not contain a NUL character: " + in_quotes(*s));
+  return *s;
 }
 
 bool toml_reader::bool_of(const toml::node &n, const std::string &what) const {

@@ -2,7 +2,9 @@
 #include "harness/matrix/variables.hpp"
 
 #include "harness/config/env_vars.hpp"
+#include "harness/matrix/limits.hpp"
 #include "harness/matrix/placeholders.hpp"
+#include "harness/matrix/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -34,12 +36,31 @@ namespace matrix_detail {
 void check_variable_name(const toml_reader &r, const toml::key &k, const std::string &name) {
   static const std::regex form("[A-Z_][A-Z0-9_]*");
   if (!std::regex_match(name, form))
-    r.error(k, "'" + name + "' is not an environment variable name (expected UPPER_CASE)");
+    r.error(k, in_quotes(name) + " is not an environment variable name (expected UPPER_CASE)");
 }
+
+namespace {
+
+/// A string value: no NUL (an environment cannot hold one; string_of refuses it), no unknown
+/// placeholder, and at most value_max_bytes once the placeholders are substituted.
+std::string string_value(const toml_reader &r, const toml::node &n, const std::string &var) {
+  const std::string what = "value of " + var;
+  const std::string raw = r.string_of(n, what);
+  if (auto p = unknown_placeholder(raw))
+    r.error(n, what + ": unknown placeholder " + *p +
+                   " (known: {bin}, {matrix_dir}; environment variables are not expanded)");
+  std::string value = substitute_placeholders(raw, r.dir());
+  if (value.size() > limits::value_max_bytes)
+    r.error(n, what + " is " + std::to_string(value.size()) + " bytes long; the most is " +
+                   std::to_string(limits::value_max_bytes));
+  return value;
+}
+
+} // namespace
 
 env_value variable_value(const toml_reader &r, const toml::node &n, const std::string &var) {
   if (n.is_string())
-    return substitute_placeholders(*n.value<std::string>(), r.dir());
+    return string_value(r, n, var);
   if (n.is_integer())
     return std::to_string(*n.value<long long>());
   if (n.is_boolean() && !*n.value<bool>())
@@ -57,7 +78,7 @@ rule read_rule(const toml_reader &r, const toml::table &t, std::string_view what
     if (std::find(lowercase_keys.begin(), lowercase_keys.end(), key) != lowercase_keys.end())
       continue;
     if (!key.empty() && std::islower(static_cast<unsigned char>(key[0])))
-      r.error(*kp, "unknown key '" + key + "' in " + std::string(what) +
+      r.error(*kp, "unknown key " + in_quotes(key) + " in " + std::string(what) +
                        (lowercase_keys.empty()
                             ? ""
                             : " (known lowercase keys: " + join(lowercase_keys) + ")"));
@@ -75,7 +96,9 @@ std::string cell_id(const std::vector<std::string> &vars, const cell_env &env) {
       continue;
     if (!id.empty())
       id += ",";
-    id += short_variable_name(v) + "=" + (it->second ? *it->second : "-");
+    // A value may hold a newline or a tab (Python's int() strips them, so a matrix may test
+    // that); the id shows them escaped, so it stays one printable line in every file.
+    id += short_variable_name(v) + "=" + (it->second ? escape_controls(*it->second) : "-");
   }
   return id.empty() ? "default" : id;
 }

@@ -4,6 +4,7 @@
 #include "harness/protocol/case_ids.hpp"
 #include "harness/protocol/records.hpp"
 #include "harness/suite/case_registry.hpp"
+#include "harness/suite/probe_registry.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -53,7 +54,10 @@ bool known_case_glob(const std::string &glob) {
 }
 
 std::optional<matrix> load_known_matrix(const std::string &path, std::string_view command) {
-  return load_matrix_reporting(path, known_case_glob, std::cerr, command);
+  const auto known_probe = [](const std::string &g) {
+    return probe_registry::instance().matches_any(g);
+  };
+  return load_matrix_reporting(path, known_case_glob, known_probe, std::cerr, command);
 }
 
 std::optional<std::string> unknown_cell(const matrix &m, const std::vector<std::string> &ids) {

@@ -33,7 +33,7 @@ struct shard_spec {
 /// Whether a glob names any registered case.
 [[nodiscard]] bool known_case_glob(const std::string &glob);
 
-/// Loads a matrix whose case globs must name registered cases. When it cannot, prints
+/// Loads a matrix whose case and probe globs must name registered ones. When it cannot, prints
 /// "cuparity <command>: <error>" to stderr and returns std::nullopt (the caller's exit is bad
 /// input).
 [[nodiscard]] std::optional<matrix> load_known_matrix(const std::string &path,

@@ -22,6 +22,10 @@ std::vector<const probe_def *> probe_registry::select(const std::vector<std::str
   return out;
 }
 
+bool probe_registry::matches_any(const std::string &glob) const {
+  return !select({glob}).empty() || fnmatch(glob.c_str(), "cell.startup", 0) == 0;
+}
+
 const char *unit_of(probe_kind k) noexcept {
   return k == probe_kind::bandwidth ? "GB/s" : "ns";
 }

@@ -53,6 +53,9 @@ public:
   }
   [[nodiscard]] const std::vector<probe_def> &all() const noexcept { return m_probes; }
   [[nodiscard]] std::vector<const probe_def *> select(const std::vector<std::string> &globs) const;
+  /// Whether `glob` names any probe as select() matches it, or cell.startup, which a probe
+  /// process measures on itself without a registration (a matrix's probes must name one).
+  [[nodiscard]] bool matches_any(const std::string &glob) const;
 
 private:
   std::vector<probe_def> m_probes;

@@ -2,12 +2,30 @@
 #include "harness/verdict/baseline.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
 namespace cuparity {
 
+namespace {
+
+/// A folder opens as a stream that reads nothing (it would be an empty baseline), and a device
+/// like /dev/zero as one endless line; /dev/null is the one empty baseline that is no file.
+void check_baseline_file(const std::string &path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw std::runtime_error(path + ": is a folder, not a baseline file");
+  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec) &&
+      fs::weakly_canonical(path, ec) != "/dev/null")
+    throw std::runtime_error(path + ": is not a regular file, so not a baseline file");
+}
+
+} // namespace
+
 std::vector<baseline_entry> read_baseline(const std::string &path) {
+  check_baseline_file(path);
   std::ifstream in(path);
   if (!in)
     throw std::runtime_error(path + ": cannot read the baseline file");
@@ -47,6 +65,8 @@ std::vector<baseline_entry> read_baseline(const std::string &path) {
     comment.clear();
     out.push_back(std::move(e));
   }
+  if (in.bad())
+    throw std::runtime_error(path + ": cannot read the baseline file (read error)");
   return out;
 }
 

@@ -175,6 +175,15 @@ TEST_CASE("read_baseline: a malformed line, an unknown outcome and 'pass' name f
                     Catch::Contains("cannot read the baseline file"));
 }
 
+TEST_CASE("read_baseline: a folder or a device is no baseline; /dev/null is an empty one",
+          "[verdict][baseline]") {
+  const std::string folder = scratch_dir().string();
+  CHECK_THROWS_WITH(read_baseline(folder), folder + ": is a folder, not a baseline file");
+  CHECK_THROWS_WITH(read_baseline("/dev/zero"),
+                    Catch::Contains("/dev/zero: is not a regular file"));
+  CHECK(read_baseline("/dev/null").empty());
+}
+
 TEST_CASE("write_baseline: every non-success once, sorted; the run it came from passes with it",
           "[verdict][baseline]") {
   auto m = load("write_baseline");
