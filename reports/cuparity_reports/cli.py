@@ -85,11 +85,13 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--title", help="page title")
     d.set_defaults(func=_cmd_dashboard)
 
-    c = sub.add_parser("compare", help="run B against run A, as `cuparity compare` judges it (exit 1 if B regressed)",
+    c = sub.add_parser("compare", help="run B against run A, as `cuparity compare` judges it (exit 1 if B "
+                                       "regressed or the comparison is incomplete)",
                        description="Runs `cuparity compare A B --json -` (the binary: $CUPARITY_BIN, build/bin/cuparity, "
                                    "or PATH) and renders its verdicts, or renders a compare JSON file (--from). Exit "
                                    "codes: 0 no regression, 1 B regressed (an outcome regression, a new divergence or "
-                                   "a latency series 'slower'), 2 bad input or no binary.")
+                                   "a latency series 'slower') or the comparison is incomplete (a run is "
+                                   "incomplete, B lacks pairs of A), 2 bad input or no binary.")
     c.add_argument("a", metavar="A", nargs="?", help="run directory or summary.json")
     c.add_argument("b", metavar="B", nargs="?", help="run directory or summary.json")
     c.add_argument("--from", dest="from_file", metavar="FILE", help="a cuparity.compare/1 file to render")
@@ -110,7 +112,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-# Exit codes: 0 done (compare: no regression), 1 compare: B regressed, and nothing else; 2 bad input
+# Exit codes: 0 done (compare: no regression), 1 compare: B regressed or incomplete, and nothing else; 2 bad input
 # (a garbled or unreadable file, a place that cannot be written: the message names it); 130
 # interrupted; 70 (EX_SOFTWARE) a bug in these reports, with its traceback, never mistaken for 1.
 EXIT_BAD_INPUT = 2

@@ -9,6 +9,7 @@ from . import __version__
 from .reader import Run
 from .templating import render, stylesheet
 from .views.cells import cells_view
+from .views.coverage import coverage_view
 from .views.details import details_view
 from .views.grid import grid_view
 from .views.header import header_view
@@ -36,6 +37,7 @@ def render_page(run: Run, history_runs: Sequence[Run] = (), title: str | None = 
         page_title=("[SIMULATED] " if run.simulated else "") + page_title,
         banner=banner_subject(run, history_runs),
         header=header_view(ix, title),
+        coverage=coverage_view(ix),
         grid=grid_view(ix),
         cells=cells_view(ix),
         details=details_view(ix),
@@ -53,6 +55,7 @@ def check_renderable(run: Run) -> None:
     `history add` does before it stores one."""
     ix = RunIndex(run)
     header_view(ix, None)
+    coverage_view(ix)
     grid_view(ix)
     cells_view(ix)
     details_view(ix)

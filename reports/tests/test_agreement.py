@@ -1,7 +1,9 @@
 """One judge: the renderers show exactly the verdicts the C++ judge wrote, for every committed run.
 
-The dashboard must show each summary's verdict, mark each of its divergences (and no other), and
-list each latency comparison with the runner's verdict; `scripts/report compare` must show what
+The dashboard must show each summary's verdict (with its own badge), its coverage (the judge's
+message and every pair it listed as missing, duplicated or unplanned; none for older summaries),
+mark each of its divergences (and no other), and list each latency comparison with the runner's
+verdict; `scripts/report compare` must show what
 `cuparity compare` computed, and `cuparity compare` must agree with the runner's own
 --latency-baseline rows. Nothing here recomputes a verdict: it reads them and looks for them.
 """
@@ -34,6 +36,7 @@ PAIRS = [(a, b) for a, b in zip(sorted(COMMITTED, key=started), sorted(COMMITTED
     (FIXTURES / "cmp-a", FIXTURES / "cmp-b"), (FIXTURES / "cmp-b", FIXTURES / "cmp-a"),
     (FIXTURES / "latency-a", FIXTURES / "latency-b"), (FIXTURES / "sim-div", FIXTURES / "sim-partial"),
     (FIXTURES / "sim-partial", FIXTURES / "sim-div"), (FIXTURES / "h200-trimmed.summary.json", FIXTURES / "cmp-a"),
+    (FIXTURES / "cmp-a", FIXTURES / "incomplete"), (FIXTURES / "incomplete", FIXTURES / "latency-a"),
 ]
 
 
@@ -47,6 +50,9 @@ class Page(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
         self.verdict = ""
+        self.verdict_class = ""
+        self.ids: set[str] = set()  # every element id on the page
+        self.coverage_message: str | None = None
         self.squares: list[str] = []  # titles of grid squares
         self.topics: list[dict[str, str]] = []  # detail headings: case, group key, what
         self.tables: dict[str, list[list[str]]] = {}
@@ -55,13 +61,20 @@ class Page(HTMLParser):
         self._table: str | None = None
         self._cell: list[str] | None = None
         self._in_verdict = False
+        self._in_coverage_message = False
         self._topic: dict[str, str] | None = None
         self._topic_part = ""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k: v or "" for k, v in attrs}
+        if a.get("id"):
+            self.ids.add(a["id"])
         if tag == "div" and a.get("id") == "verdict":
             self._in_verdict = True
+            self.verdict_class = " ".join(c for c in a.get("class", "").split() if c.startswith("v-"))
+        if tag == "span" and a.get("id") == "coverage-message":
+            self._in_coverage_message = True
+            self.coverage_message = ""
         if tag == "table":
             self._table = a.get("id") or None
             if self._table:
@@ -87,6 +100,8 @@ class Page(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag == "div":
             self._in_verdict = False
+        if tag == "span":
+            self._in_coverage_message = False
         if tag in ("td", "th") and self._cell is not None and self._table:
             self.tables[self._table][-1].append("".join(self._cell).strip())
             self._cell = None
@@ -102,6 +117,8 @@ class Page(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self._in_verdict:
             self.verdict += data
+        if self._in_coverage_message and self.coverage_message is not None:
+            self.coverage_message += data
         if self._cell is not None:
             self._cell.append(data)
         if self._topic is not None and self._topic_part:
@@ -131,11 +148,40 @@ def shown_marks(page: Page) -> set[tuple[str, str, str]]:
     return marks
 
 
+COVERAGE_LISTS = ("missing", "duplicated", "unplanned")
+
+
+def check_coverage(page: Page, summary: dict[str, Any]) -> None:
+    """The judge's coverage as written: for an incomplete run its message and every pair it listed,
+    with the cap said where a list is shorter than its count; a complete one in one line; none where
+    the summary has no coverage section (older summaries)."""
+    cov = summary.get("coverage")
+    if cov is None:
+        assert "coverage" not in page.ids and page.coverage_message is None
+        return
+    assert "coverage" in page.ids
+    if cov["complete"]:
+        assert page.coverage_message is None
+        assert not any(f"coverage-{l}" in page.ids for l in COVERAGE_LISTS)
+        return
+    assert page.coverage_message == cov["message"] and cov["message"]
+    for l in COVERAGE_LISTS:
+        rows = page.tables.get(f"coverage-{l}")
+        if cov[f"{l}_count"] == 0:
+            assert rows is None, l
+            continue
+        assert rows is not None, l
+        assert [tuple(r) for r in rows[1:]] == [(p["cell"], p["case"]) for p in cov[l]], l
+        assert (f"coverage-{l}-capped" in page.ids) == (cov[f"{l}_count"] > len(cov[l])), l
+
+
 @pytest.mark.parametrize("path", COMMITTED + FIXTURE_SUMMARIES, ids=name)
 def test_dashboard_shows_the_runners_verdicts(path: Path) -> None:
     summary = json.loads(path.read_text())
     page = dashboard(path)
     assert page.verdict.strip() == summary["verdict"]
+    assert page.verdict_class == f"v-{summary['verdict']}"  # each of the judge's words has its badge
+    check_coverage(page, summary)
     assert shown_marks(page) == expected_marks(summary)
     divs: dict[tuple[str, str], set[str]] = {}
     for d in summary["divergences"]:

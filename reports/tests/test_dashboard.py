@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
+import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -162,3 +164,120 @@ def test_every_template_escapes_and_the_css_is_inert() -> None:
     assert {"dashboard.html", "grid.html", "details.html"} <= set(names)
     assert all(env.autoescape(n) for n in names)
     assert "</" not in stylesheet() and "--pass:" in stylesheet()
+
+
+def coverage_of(page: str) -> str:
+    """The coverage block of a page (its own element), or ''."""
+    if 'id="coverage"' not in page:
+        return ""
+    start = page.rindex("<", 0, page.index('id="coverage"'))
+    tag = page[start + 1:page.index(" ", start)]
+    depth, at = 0, start
+    for m in re.finditer(rf"<(/?){tag}\b", page[start:]):
+        depth += -1 if m.group(1) else 1
+        if depth == 0:
+            at = start + m.end()
+            break
+    return page[start:page.index(">", at) + 1]
+
+
+def test_incomplete_run_shows_the_judges_verdict_message_and_missing_pairs() -> None:
+    """One shard of two merged: the judge says incomplete (exit 1), which of its pairs have no result."""
+    summary = json.loads((FIXTURES / "incomplete" / "summary.json").read_text())
+    cov = summary["coverage"]
+    assert summary["verdict"] == "incomplete" and not cov["complete"] and cov["missing_count"] == 4
+    page = render("incomplete")
+    assert re.search(r'<div class="verdict v-incomplete" id="verdict"[^>]*>incomplete</div>', page)
+    assert ".v-incomplete{" in page  # a badge of its own, not the grey of an unknown word
+    block = coverage_of(page)
+    assert f'<span id="coverage-message">{cov["message"]}</span>' in html.unescape(block)
+    assert "4 of 8 planned (cell, case) pairs have exactly one result" in block
+    table = block[block.index('id="coverage-missing"'):]
+    rows = re.findall(r'<tr><td class="mono">([^<]*)</td><td class="mono">([^<]*)</td></tr>', table)
+    assert rows == [(p["cell"], p["case"]) for p in cov["missing"]] and len(rows) == 4
+    assert "missing: 4 planned pairs without a result" in block
+    assert 'id="coverage-duplicated"' not in block and 'id="coverage-unplanned"' not in block
+    assert "capped" not in block  # the judge listed all four
+
+
+def test_complete_coverage_is_one_line_and_older_summaries_show_none() -> None:
+    block = coverage_of(render("latency-a"))
+    assert block.startswith('<p class="muted" id="coverage">')
+    assert "8 of 8 planned (cell, case) pairs have exactly one result" in block and "coverage-message" not in block
+    assert 'id="coverage' not in render("cmp-a")  # written before the judge checked coverage
+    assert 'id="coverage' not in render("interrupted")  # raw records: no verdict, no coverage
+
+
+def test_coverage_text_is_escaped(tmp_path: Path) -> None:
+    summary = json.loads((FIXTURES / "incomplete" / "summary.json").read_text())
+    cov = summary["coverage"]
+    cov["message"] = XSS_RAW[0]
+    cov["missing"][0] = {"cell": XSS_RAW[1], "case": XSS_RAW[0]}
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    page = build([load_run(tmp_path)])
+    block = coverage_of(page)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in block and "&#34;&gt;&lt;img src=x" in block
+    for raw in XSS_RAW:
+        assert raw not in page
+
+
+def judged_coverage(tmp_path: Path, cuparity_bin: Path, matrix: str, records: list[dict]) -> dict:
+    """summary.json of `cuparity merge` over `records` with `matrix` (exit 1: incomplete)."""
+    (tmp_path / "m.toml").write_text(matrix)
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    done = subprocess.run([str(cuparity_bin), "merge", str(tmp_path / "m.toml"), str(run), "-o", str(run)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    return json.loads((run / "summary.json").read_text())
+
+
+def cmp_records() -> list[dict]:
+    """cmp-a's run, cell and case records, as results.jsonl has them."""
+    s = json.loads((FIXTURES / "cmp-a" / "summary.json").read_text())
+    out: list[dict] = [{"type": "run", "schema": "cuparity.results/1", "matrix": "cmp", "matrix_path": "cmp.toml",
+                        "shard": "", "started": s["started"], "provenance": s["provenance"]}]
+    out += [{"type": "cell", "cell": c["id"], "pid": 1, "device": c["device"], "config": c["config"],
+             "startup_ms": c["startup_ms"]} for c in s["cells"]]
+    return out + [{"type": "case", **r, "pid": 1} for r in s["results"]]
+
+
+def test_capped_and_unplanned_coverage_lists_as_the_judge_wrote_them(tmp_path: Path, cuparity_bin: Path) -> None:
+    """A plan of 260 pairs against results of other cells: the judge counts 260 missing but lists 200, and
+    lists the 8 results of no planned pair; the page shows what it listed and says the rest is left out."""
+    matrix = ('[matrix]\nname = "cmp"\ncases = ["alloc.copy.dtod", "context.init.facts", "ipc.mem.peer_device", '
+              '"stream.default.semantics"]\n\n[axes]\nNUMBA_CUDA_USE_NVIDIA_BINDING = ["0", "1"]\n'
+              f'CUPARITY_FIXTURE_AXIS = [{", ".join(f"{chr(34)}{i}{chr(34)}" for i in range(65))}]\n')
+    summary = judged_coverage(tmp_path, cuparity_bin, matrix, cmp_records())
+    cov = summary["coverage"]
+    assert summary["verdict"] == "incomplete"
+    assert (cov["missing_count"], len(cov["missing"]), cov["unplanned_count"]) == (520, 200, 8), cov["message"]
+    (tmp_path / "page").mkdir()
+    (tmp_path / "page" / "summary.json").write_text(json.dumps(summary))
+    block = coverage_of(build([load_run(tmp_path / "page")]))
+    assert "missing: 520 planned pairs without a result" in block
+    assert 'id="coverage-missing-capped">(summary.json lists the first 200 of these 520 pairs)' in block
+    missing = block[block.index('id="coverage-missing"'):block.index('id="coverage-unplanned"')]
+    assert missing.count("<tr><td") == 200
+    unplanned = block[block.index('id="coverage-unplanned"'):]
+    assert unplanned.count("<tr><td") == 8 and "coverage-unplanned-capped" not in block
+    assert "unplanned: 8 results that belong to no planned pair" in block
+
+
+def test_duplicated_coverage_pairs_as_the_judge_wrote_them(tmp_path: Path, cuparity_bin: Path) -> None:
+    """A pair recorded twice (a shard merged twice): the judge lists it as duplicated, and so does the page."""
+    records = cmp_records()
+    matrix = ('[matrix]\nname = "cmp"\ncases = ["alloc.copy.dtod", "context.init.facts", "ipc.mem.peer_device", '
+              '"stream.default.semantics"]\n\n[axes]\nNUMBA_CUDA_USE_NVIDIA_BINDING = ["0", "1"]\n')
+    summary = judged_coverage(tmp_path, cuparity_bin, matrix, records + [records[-1]])
+    cov = summary["coverage"]
+    assert summary["verdict"] == "incomplete" and cov["duplicated_count"] == 1, cov
+    (tmp_path / "page").mkdir()
+    (tmp_path / "page" / "summary.json").write_text(json.dumps(summary))
+    block = coverage_of(build([load_run(tmp_path / "page")]))
+    assert "duplicated: 1 planned pairs with more than one result" in block
+    pair = cov["duplicated"][0]
+    assert f'<tr><td class="mono">{pair["cell"]}</td><td class="mono">{pair["case"]}</td></tr>' in \
+        block[block.index('id="coverage-duplicated"'):]
+    assert cov["message"] in html.unescape(block)

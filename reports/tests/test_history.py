@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,20 @@ def test_history_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["history", "add", str(FIXTURES / "interrupted"), "--store", str(tmp_path / "s")]) == 2
     assert main(["history", "list", "--store", str(tmp_path / "missing")]) == 2
     assert "missing" in capsys.readouterr().err
+
+
+def test_incomplete_runs_show_as_incomplete(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The judge's word for a run that did not judge all it planned, in `history list` and the page's table."""
+    store = tmp_path / "store"
+    assert main(["history", "add", str(FIXTURES / "latency-a"), str(FIXTURES / "incomplete"),
+                 "--store", str(store)]) == 0
+    capsys.readouterr()
+    assert main(["history", "list", "--store", str(store)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = lines[0].index("verdict")
+    assert [l[at:].split()[0] for l in lines[1:]] == ["equivalent", "incomplete"]  # oldest first
+    out = tmp_path / "h.html"
+    assert main(["dashboard", str(FIXTURES / "latency-a"), "--history", str(store), "--output", str(out)]) == 0
+    table = out.read_text().split('id="history-table"')[1].split("</table>")[0]
+    rows = [re.findall(r"<td[^>]*>([^<]*)", row) for row in table.split("<tr>")[2:]]
+    assert [r[7] for r in rows] == ["equivalent", "incomplete"]

@@ -90,6 +90,23 @@ def test_history_add_refuses_a_wrong_type(tmp_path: Path, case: dict[str, Any],
     assert not store.exists() or not any(p.is_file() for p in store.rglob("*"))
 
 
+@pytest.mark.parametrize("member, value, says", [
+    (["coverage", "missing_count"], 3, "coverage.missing_count: 3, fewer than the 4 pairs listed in 'missing'"),
+    (["coverage", "unplanned_count"], -1, "coverage.unplanned_count: expected a count, got -1"),
+    (["coverage", "complete"], True, "coverage.complete: true where missing_count is 4"),
+], ids=["count-below-list", "negative-count", "complete-contradicted"])
+def test_a_coverage_its_own_counts_contradict_is_exit_2(tmp_path: Path, member: list[Any], value: Any, says: str,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """As the judge's own reader refuses a count below its list, the page refuses to show a coverage
+    whose `complete` or counts cannot be what the judge wrote; `history add` refuses to store it."""
+    summary = bad_summary(tmp_path, {"base": "incomplete", "path": member, "value": value})
+    for argv in (["dashboard", str(summary.parent), "--output", str(tmp_path / "d.html")],
+                 ["history", "add", str(summary.parent), "--store", str(tmp_path / "store")]):
+        assert main(argv) == 2, argv
+        assert capsys.readouterr().err == f"cuparity-report: error: {summary}: {says}\n", argv
+    assert not (tmp_path / "d.html").exists() and not (tmp_path / "store").exists()
+
+
 def test_a_garbled_summary_in_the_store_names_the_stored_file(tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     store = tmp_path / "store"

@@ -8,6 +8,9 @@ from ..formatting import OUTCOME_SYMBOL, fmt_num, version_text
 from ..json_input import Obj
 from .run_index import RunIndex
 
+# The judge's verdict words (summary.json `verdict`), each with a badge class of its own.
+VERDICTS = ("equivalent", "failed", "incomplete", "environment")
+
 
 def gpu_text(prov: Obj) -> str:
     return ", ".join(
@@ -70,7 +73,7 @@ def header_view(ix: RunIndex, title: str | None) -> dict[str, Any]:
         "title": title or f"cuparity: {s.obj('matrix').string('name', 'run')}",
         "subtitle": f"{gpu} · driver {prov.string('driver_version_text', '?')} · {s.string('started')}",
         "verdict": verdict,
-        "verdict_cls": f"v-{verdict}" if verdict in ("equivalent", "failed", "environment") else "v-none",
+        "verdict_cls": f"v-{verdict}" if verdict in VERDICTS else "v-none",
         "verdict_title": "no summary.json: `cuparity merge` writes one" if ix.run.raw else f"exit code {fmt_num(s.integer('exit_code'))}",
         "provenance": provenance_items(ix, gpu),
         "chips": chips(ix),
