@@ -167,7 +167,13 @@ process_spec shell_with_stuck_cell(const std::string &parent_pid) {
 TEST_CASE("a cuparity child dies with its parent, and at once if the parent is gone already",
           "[subprocess][orphans]") {
   const auto log = scratch_log("parent_death.log");
-  SECTION("the parent is killed: PR_SET_PDEATHSIG ends the child") {
+  const auto wait_until_ended = [](int pid, std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!ended(pid) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return ended(pid);
+  };
+  SECTION("parent killed: PR_SET_PDEATHSIG ends the child") {
     child_process sh(shell_with_stuck_cell("$$"), log);
     std::string line;
     REQUIRE(sh.read_line(line, std::chrono::seconds(10)) == child_process::read_status::line);
@@ -176,24 +182,31 @@ TEST_CASE("a cuparity child dies with its parent, and at once if the parent is g
     REQUIRE_FALSE(ended(cell));
     ::kill(sh.pid(), SIGKILL); // the shell alone: the cell is in its process group
     (void)sh.wait();
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-    while (!ended(cell) && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    CHECK(ended(cell));
+    CHECK(wait_until_ended(cell, std::chrono::seconds(1)));
     if (!ended(cell))
       ::kill(cell, SIGKILL);
   }
-  SECTION("the named parent is not the real one: the child kills itself before it runs") {
-    // 1 is never the shell: as if the parent had died between the spawn and the prctl.
-    child_process sh(shell_with_stuck_cell("1"), log);
+  SECTION("named parent gone already: the child kills itself") {
+    // As if the parent had died between the spawn and the child's prctl.
+    child_process gone(shell("exit 0"), log);
+    const int dead = gone.pid();
+    (void)gone.wait();
+    child_process sh(shell_with_stuck_cell(std::to_string(dead)), log);
     std::string line;
     REQUIRE(sh.read_line(line, std::chrono::seconds(10)) == child_process::read_status::line);
     const int cell = std::stoi(line);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-    while (!ended(cell) && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    CHECK(ended(cell));
+    CHECK(wait_until_ended(cell, std::chrono::seconds(1)));
     if (!ended(cell))
       ::kill(cell, SIGKILL);
+  }
+  SECTION("named parent further up (passed through ctest): it runs") {
+    child_process sh(shell_with_stuck_cell(std::to_string(getpid())), log);
+    std::string line;
+    REQUIRE(sh.read_line(line, std::chrono::seconds(10)) == child_process::read_status::line);
+    const int cell = std::stoi(line);
+    CHECK_FALSE(wait_until_ended(cell, std::chrono::milliseconds(500)));
+    sh.kill_group(); // the shell (now sleep) and the cell
+    (void)sh.wait();
+    CHECK(wait_until_ended(cell, std::chrono::seconds(1)));
   }
 }
