@@ -2,6 +2,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/config/config.hpp"
 #include "harness/config/env_vars.hpp"
+#include "harness/platform/parent_death.hpp"
 #include "harness/protocol/exit_codes.hpp"
 
 #include <cstdlib>
@@ -30,6 +31,9 @@ int apply_driver_option(const std::string &value) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // Before anything else: a cell, helper or probe whose parent is killed (SIGKILL of the runner,
+  // of a cell by its watchdog) must not live on holding the GPU or blocked on an IPC event.
+  cuparity::die_with_parent();
   CLI::App app{"cuparity: proves two CUDA driver bindings behave the same, and measures them"};
   app.require_subcommand(1);
   std::string driver;

@@ -84,11 +84,17 @@ bool consume_round(child_process &child, const cell &c, int round, results_write
   std::string line;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
   for (;;) {
+    // Checked before every read, not only when the probe is quiet: a stopped run kills its probe
+    // processes at once and records nothing more of the round.
+    if (stop) {
+      child.kill_group();
+      return false;
+    }
     auto st = child.read_line(line, std::chrono::milliseconds(200));
     if (st == child_process::read_status::eof)
       return false;
     if (st == child_process::read_status::timeout) {
-      if (stop || std::chrono::steady_clock::now() > deadline) {
+      if (std::chrono::steady_clock::now() > deadline) {
         child.kill_group();
         return false;
       }

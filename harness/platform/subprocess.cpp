@@ -1,6 +1,8 @@
 // posix_spawn + poll: children get an explicit environment and are killed at their timeout.
 #include "harness/platform/subprocess.hpp"
 
+#include "harness/platform/parent_death.hpp"
+
 #include <cerrno>
 #include <csignal>
 #include <fcntl.h>
@@ -64,14 +66,19 @@ struct child_fds {
   int events = -1;
 };
 
-/// Starts spec.argv with exactly spec.env and `fds`, in a process group of its own so that a kill
-/// of the group reaches the helpers it starts. Throws std::system_error when it cannot start.
+/// Starts spec.argv with exactly spec.env (plus parent_pid_variable) and `fds`, in a process group
+/// of its own: a kill of the group reaches what the child starts through the shell or the like,
+/// and a terminal's Ctrl-C reaches only the parent, which decides what happens to its children.
+/// The child arms PR_SET_PDEATHSIG itself (die_with_parent, parent_death.cpp says why), so one
+/// whose parent dies, however, dies too. Throws std::system_error when it cannot start.
 pid_t spawn(const process_spec &spec, const child_fds &fds) {
   if (spec.argv.empty())
     throw std::system_error(EINVAL, std::generic_category(), "cannot start a process: empty argv");
   std::vector<std::string> env_strings;
   for (const auto &[k, v] : spec.env)
-    env_strings.push_back(k + "=" + v);
+    if (k != parent_pid_variable)
+      env_strings.push_back(k + "=" + v);
+  env_strings.push_back(std::string(parent_pid_variable) + "=" + std::to_string(getpid()));
   std::vector<std::string> args = spec.argv;
   std::vector<char *> envp, argv;
   for (auto &s : env_strings)

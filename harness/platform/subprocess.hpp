@@ -21,10 +21,16 @@ struct process_result {
 
 struct process_spec {
   std::vector<std::string> argv; ///< argv[0] is the program path
-  /// The complete environment of the child (nothing else is inherited).
+  /// The complete environment of the child (nothing else is inherited), but for
+  /// parent_pid_variable: always this process's pid, for the child's die_with_parent().
   std::map<std::string, std::string> env;
   std::optional<std::chrono::milliseconds> timeout;
 };
+
+/// Every child starts in a process group of its own and, if it calls die_with_parent()
+/// (cuparity's main does), gets SIGKILL when the thread that started it ends (prctl(2): the
+/// parent is that thread, not the process). So a thread that starts children must wait for them
+/// before it returns; run_process does, and so does child_process's destructor.
 
 /// Starts the child, collects stdout and stderr until it ends (or the timeout kills it).
 /// Throws std::system_error when the child cannot be started.

@@ -6,6 +6,11 @@ inline constexpr int ok = 0;          ///< everything as expected
 inline constexpr int failures = 1;    ///< failures, divergences, regressions, incomplete runs
 inline constexpr int bad_input = 2;   ///< bad input or usage (a flag, a variable, a matrix)
 inline constexpr int environment = 3; ///< environment problem (no driver when one is required)
+/// `run` stopped by SIGINT or SIGTERM: 128 + the signal's number, what a shell reports for a
+/// process the signal killed, so callers that test for either keep working. Every finished case
+/// is recorded and --resume completes the run.
+inline constexpr int interrupted = 130; ///< SIGINT
+inline constexpr int terminated = 143;  ///< SIGTERM
 /// A cell process that stopped after a sticky error poisoned its context: the runner starts a
 /// new process for the rest of the cell (EX_TEMPFAIL, so it cannot be mistaken for the above).
 inline constexpr int cell_poisoned = 75;

@@ -67,6 +67,10 @@ private:
 
 void cell_watch::run() {
   while (!m_remaining.empty() && !m_r.stop) {
+    // The runner's worker thread runs this, and a cell's PR_SET_PDEATHSIG fires when the thread
+    // that started it ends (prctl(2); harness/platform/parent_death.cpp). That never cuts a cell
+    // short: `child` is reaped (waited for, killed first if need be) before this iteration ends,
+    // and the worker takes its next cell or returns only after that.
     child_process child(cell_spec(), m_log);
     attempt a;
     watch(child, a);

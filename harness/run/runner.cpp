@@ -27,15 +27,24 @@ namespace fs = std::filesystem;
 namespace {
 
 std::atomic<bool> g_stop{false};
-extern "C" void on_stop_signal(int) {
+std::atomic<int> g_stop_signal{0}; ///< the signal that set g_stop (lock-free: safe in a handler)
+extern "C" void on_stop_signal(int sig) {
+  g_stop_signal = sig;
   g_stop = true;
 }
 
-/// While a phase runs, SIGINT and SIGTERM only set g_stop: the cells are killed and every
-/// finished case stays recorded, so that --resume can complete the run.
+/// While a phase runs, SIGINT and SIGTERM only set g_stop: the cell watches and the latency
+/// phase then kill the process group of every child they started (a child's helpers die with it,
+/// by PR_SET_PDEATHSIG), record nothing for what was cut short, and every finished case stays
+/// recorded, so that --resume can complete the run.
 void catch_stop_signals(bool on) {
   std::signal(SIGINT, on ? on_stop_signal : SIG_DFL);
   std::signal(SIGTERM, on ? on_stop_signal : SIG_DFL);
+}
+
+/// The exit code of a run the signal stopped: 130 for SIGINT, 143 for SIGTERM.
+int stopped_code() {
+  return g_stop_signal == SIGTERM ? exit_code::terminated : exit_code::interrupted;
 }
 
 /// The end of a run before its verdict: the exit code, and what "cuparity run: " reports.
@@ -245,8 +254,8 @@ void run_cells(const run_options &opt, const matrix &m, const run_inputs &in,
     // The interrupted phase's time counts too: a resumed run reports the whole functional time.
     results.append(make_record(record_type::functional_phase,
                                {{"wall_s", facts.functional_wall_s}, {"interrupted", true}}));
-    throw run_stop{130, "interrupted; every finished case is in " + in.results_path +
-                            "; complete the run with --resume"};
+    throw run_stop{stopped_code(), "interrupted; every finished case is in " + in.results_path +
+                                       "; complete the run with --resume"};
   }
   results.append(make_record(record_type::functional_phase, {{"wall_s", facts.functional_wall_s}}));
 }
@@ -263,8 +272,9 @@ void run_latency(const run_options &opt, const matrix &m, const run_inputs &in,
                     results, g_stop);
   catch_stop_signals(false);
   if (g_stop)
-    throw run_stop{130, "interrupted in the latency phase; the functional results are in " +
-                            in.results_path};
+    throw run_stop{stopped_code(),
+                   "interrupted in the latency phase; the functional results are in " +
+                       in.results_path};
   results.append(make_record(
       record_type::latency_phase,
       {{"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - l0).count()}}));

@@ -2,12 +2,14 @@
 // run reads its own CUPARITY_SIM_* configuration, and so IPC crosses a real process boundary.
 // Usage: cuparity_simdriver_child <driver library> <scenario> [argument]; prints key=value lines.
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <dlfcn.h>
 #include <string>
+#include <unistd.h>
 
 namespace {
 
@@ -136,6 +138,22 @@ int ipc_event(const std::string &hex) {
 
 } // namespace
 
+// Device memory and an interprocess event (each a shared-memory object of the simulator), left
+// alive; then the process ends normally ("exit") or is killed ("kill"), as a watchdog would.
+int hold_objects(const std::string &how) {
+  CALL(cuInit, cuInit_v2000)(0);
+  make_current();
+  CUdeviceptr d = 0;
+  print("alloc", CALL(cuMemAlloc_v2, cuMemAlloc_v3020)(&d, 1 << 20));
+  CUevent e = nullptr;
+  print("event", CALL(cuEventCreate,
+                      cuEventCreate_v2000)(&e, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
+  print("pid", getpid());
+  if (how == "kill")
+    raise(SIGKILL);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     std::fprintf(stderr, "usage: %s <driver library> <scenario> [argument]\n", argv[0]);
@@ -157,6 +175,8 @@ int main(int argc, char **argv) {
     return ipc_mem(arg);
   if (scenario == "ipc-event")
     return ipc_event(arg);
+  if (scenario == "hold")
+    return hold_objects(arg);
   std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
   return 2;
 }

@@ -1,10 +1,15 @@
 // Behaviour that needs its own process: IPC across a fork+exec boundary, environment
-// configuration (faults, malformed values, device count, hidden functions).
+// configuration (faults, malformed values, device count, hidden functions), and what a killed
+// process leaves in /dev/shm.
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <string>
+#include <unistd.h>
+#include <vector>
 
 using namespace cuparity::sim::test;
 
@@ -168,5 +173,51 @@ TEST_CASE("faults of each kind and path", "[faults]") {
         run("faults", {"CUPARITY_SIM_FAULTS=cuCtxGetCurrent:delay_ns=20000000@any"});
     CHECK(std::stoll(r.value("ctx_ns")) >= 20000000);
     CHECK(r.value("count_dlsym_rc") == "0");
+  }
+}
+
+namespace {
+// The simulator's objects in /dev/shm made by process `pid` ("cuparity-sim[-ev].<pid>.…").
+std::vector<std::string> shm_objects_of(const std::string &pid) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto &e : std::filesystem::directory_iterator("/dev/shm", ec)) {
+    const std::string name = e.path().filename().string();
+    for (const std::string prefix : {"cuparity-sim.", "cuparity-sim-ev."})
+      if (name.rfind(prefix + pid + ".", 0) == 0)
+        out.push_back(name);
+  }
+  return out;
+}
+} // namespace
+
+TEST_CASE("shared-memory objects: unlinked at a normal end; a killed process's at the next cuInit",
+          "[shm]") {
+  SECTION("a normal end unlinks what is still allocated") {
+    const child_result r = run_child({CUPARITY_SIMDRIVER_PATH, "hold", "exit"}, {});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.value("alloc") == "0");
+    CHECK(r.value("event") == "0");
+    CHECK(shm_objects_of(r.value("pid")).empty());
+  }
+  SECTION("a killed process leaves them; the next process to call cuInit removes them") {
+    const child_result killed = run_child({CUPARITY_SIMDRIVER_PATH, "hold", "kill"}, {});
+    INFO(killed.out << killed.err);
+    REQUIRE(killed.exit_code == 128 + SIGKILL);
+    REQUIRE(killed.value("alloc") == "0");
+    const std::string pid = killed.value("pid");
+    // Device memory and the event's counters: two objects, named after the killed process.
+    CHECK(shm_objects_of(pid).size() == 2);
+    // This process is alive: the sweep leaves its objects alone.
+    primary();
+    CUdeviceptr mine = 0;
+    REQUIRE(SIM(cuMemAlloc_v2, cuMemAlloc_v3020)(&mine, 16) == CUDA_SUCCESS);
+    const auto own = shm_objects_of(std::to_string(getpid()));
+    CHECK_FALSE(own.empty());
+    (void)run("probe", {}); // calls cuInit
+    CHECK(shm_objects_of(pid).empty());
+    CHECK(shm_objects_of(std::to_string(getpid())) == own);
+    REQUIRE(SIM(cuMemFree_v2, cuMemFree_v3020)(mine) == CUDA_SUCCESS);
   }
 }

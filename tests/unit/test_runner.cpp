@@ -1,13 +1,16 @@
-// `cuparity run` end to end on the simulated driver: clean envs, crashes, resume, shards, faults.
+// `cuparity run` end to end on the simulated driver: clean envs, crashes, resume, shards, faults,
+// and a run stopped from outside (signals, orphans, /dev/shm).
 #include "harness/platform/gpu_lock.hpp"
 #include "harness/platform/subprocess.hpp"
 #include "harness/protocol/records.hpp"
 #include "harness/protocol/results.hpp"
 #include "harness/run/run_layout.hpp"
+#include "run_processes.hpp"
 #include "test_support.hpp"
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -495,4 +498,193 @@ TEST_CASE("cell file names are bounded, and long ids that share a prefix stay ap
   CHECK(file_safe(prefix + "a") == a);    // stable
   CHECK(file_safe("").size() == 96 - 79); // no empty name: the digest alone, after a dash
   CHECK(file_safe("..") != "..");
+}
+
+// ---- a run stopped from outside: no process of it lives on, nothing half-done is recorded
+
+namespace {
+
+/// Two cells whose IPC cases start helpers (ipc.event.cross_process keeps its helper waiting
+/// for about 2 s), so a kill at any moment finds a cell, and often a helper, alive.
+const char *ipc_cells = R"(
+[matrix]
+cases = ["context.current.none", "ipc.event.cross_process", "ipc.mem.child_roundtrip"]
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["0", "1"]
+)";
+
+/// A runner started in the background, every process of its run carrying `marker`.
+process_spec marked_run(std::vector<std::string> args, const std::string &marker) {
+  process_spec spec;
+  spec.argv = {CUPARITY_EXE, "run"};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.env = sim_env({{"PATH", "/usr/bin:/bin"}, {test::run_marker_variable, marker}});
+  return spec;
+}
+
+/// Polls the run's processes until one of them is the helper named `helper` (returned: every
+/// pid seen meanwhile), or 60 s pass.
+std::set<int> until_helper_runs(const std::string &marker, const std::string &helper,
+                                bool &seen_helper) {
+  std::set<int> seen;
+  seen_helper = false;
+  for (int i = 0; i < 3000 && !seen_helper; ++i) {
+    for (int pid : test::marked_processes(marker)) {
+      seen.insert(pid);
+      seen_helper =
+          seen_helper || test::command_line(pid).find(" helper " + helper) != std::string::npos;
+    }
+    if (!seen_helper)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return seen;
+}
+
+/// What is left of a run a second after its runner ended, with each survivor's command line.
+std::string survivors_text(const std::set<int> &pids) {
+  std::string text;
+  for (int pid : pids)
+    text += std::to_string(pid) + ": " + test::command_line(pid) + "\n";
+  return text;
+}
+
+std::set<int> cell_pids(const std::string &dir) {
+  std::set<int> pids;
+  for (auto &r : read_results(dir + "/results.jsonl").records)
+    if (r["type"] == "cell" || r["type"] == "case")
+      pids.insert(r.value("pid", 0));
+  return pids;
+}
+
+} // namespace
+
+TEST_CASE("SIGKILL of the runner: its cells and helpers die with it, their /dev/shm objects go",
+          "[runner][orphans]") {
+  auto dir = scratch("orphans_sigkill");
+  auto m = write(dir + "/m.toml", ipc_cells);
+  const std::string marker = test::new_run_marker("sigkill");
+  std::set<int> seen;
+  {
+    child_process runner(marked_run({m, "--out", dir + "/cut", "-j", "2"}, marker),
+                         dir + "/runner.log");
+    bool helper = false;
+    seen = until_helper_runs(marker, "ipc.event.wait", helper);
+    REQUIRE(helper);
+    ::kill(runner.pid(), SIGKILL); // the runner alone, as the OOM killer would
+    (void)runner.wait();
+  }
+  // Before PR_SET_PDEATHSIG, cells lived on until their next event write failed, and a helper
+  // waiting on an IPC event forever (the event's exporter was gone).
+  const std::set<int> left = test::survivors(marker, std::chrono::seconds(1));
+  INFO(survivors_text(left));
+  CHECK(left.empty());
+  for (int pid : left)
+    ::kill(pid, SIGKILL);
+
+  // A killed process cannot unlink its shared-memory objects; the next simulated process to
+  // start (here the resumed run's driver check and cells) removes those of dead makers.
+  CHECK_FALSE(test::shm_objects_of(seen).empty()); // else the sweep below proves nothing
+  auto resumed = test::run_cuparity({"run", m, "--out", dir + "/cut", "--resume"}, sim_env());
+  INFO(resumed.out << resumed.err);
+  CHECK(resumed.exit_code == 0);
+  CHECK(case_records(dir + "/cut").size() == 6);
+  // The resumed run's own processes ended normally and unlinked theirs.
+  std::set<int> all = cell_pids(dir + "/cut");
+  all.insert(seen.begin(), seen.end());
+  const auto objects = test::shm_objects_of(all);
+  INFO("left in /dev/shm: " << objects.size()
+                            << (objects.empty() ? "" : " e.g. " + *objects.begin()));
+  CHECK(objects.empty());
+}
+
+TEST_CASE("SIGINT and SIGTERM: exit 130 and 143, no process left, finished cases kept, resumable",
+          "[runner][orphans][resume]") {
+  const int sig = GENERATE(SIGINT, SIGTERM);
+  const int code = sig == SIGINT ? 130 : 143;
+  INFO("signal " << sig);
+  // four_cells plus a case whose helper waits ~2 s: the signal comes while one runs, so the
+  // helpers (in process groups of their own) must die with the cells the runner kills.
+  std::string matrix_text = four_cells;
+  matrix_text.replace(matrix_text.find("\"alloc.copy.dtod\""), 17,
+                      "\"alloc.copy.dtod\", \"ipc.event.cross_process\"");
+  // One uninterrupted run for both signals (GENERATE enters the test once per value).
+  static const std::string whole_dir = [&] {
+    auto d = scratch("stop_signal_whole");
+    auto res = test::run_cuparity({"run", write(d + "/m.toml", matrix_text), "--out", d + "/out"},
+                                  sim_env());
+    INFO(res.out << res.err);
+    REQUIRE(res.exit_code == 0);
+    return d + "/out";
+  }();
+  const std::size_t pairs = case_records(whole_dir).size();
+  REQUIRE(pairs == 28);
+  auto dir = scratch("stop_signal_" + std::to_string(sig));
+  auto m = write(dir + "/m.toml", matrix_text);
+
+  const std::string marker = test::new_run_marker("stop");
+  std::size_t before = 0;
+  process_result stopped;
+  {
+    child_process runner(marked_run({m, "--out", dir + "/cut"}, marker), dir + "/runner.log");
+    bool helper = false;
+    (void)until_helper_runs(marker, "ipc.event.wait", helper);
+    REQUIRE(helper);
+    before = case_records(dir + "/cut").size();
+    ::kill(runner.pid(), sig);
+    stopped = runner.wait();
+  }
+  std::ifstream log(dir + "/runner.log");
+  INFO(std::string((std::istreambuf_iterator<char>(log)), {}));
+  CHECK(stopped.exited);
+  CHECK(stopped.exit_code == code);
+  const std::set<int> left = test::survivors(marker, std::chrono::seconds(1));
+  INFO(survivors_text(left));
+  CHECK(left.empty());
+  for (int pid : left)
+    ::kill(pid, SIGKILL);
+  // Nothing half-done: no verdict, every line whole, every case recorded before the signal kept.
+  CHECK_FALSE(fs::exists(dir + "/cut/summary.json"));
+  std::ifstream in(dir + "/cut/results.jsonl");
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  CHECK((!text.empty() && text.back() == '\n'));
+  const std::size_t kept = case_records(dir + "/cut").size();
+  CHECK(kept >= before);
+  CHECK(kept < pairs);
+
+  auto resumed = test::run_cuparity({"run", m, "--out", dir + "/cut", "--resume"}, sim_env());
+  INFO(resumed.out << resumed.err);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(case_records(dir + "/cut").size() == pairs); // each (cell, case) exactly once
+  CHECK(comparable(summary_of(dir + "/cut")) == comparable(summary_of(whole_dir)));
+}
+
+TEST_CASE("a cell killed by its watchdog takes its IPC helper with it", "[runner][orphans]") {
+  auto dir = scratch("orphans_watchdog");
+  // The case spins 2 s on the simulated GPU while its helper waits for the IPC event; the
+  // watchdog kills the cell first.
+  auto m = write(dir + "/m.toml", R"(
+[matrix]
+cases = ["ipc.event.cross_process"]
+case_timeout_s = 1.5
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["0"]
+)");
+  const std::string marker = test::new_run_marker("watchdog");
+  process_result r;
+  {
+    child_process runner(marked_run({m, "--out", dir + "/out"}, marker), dir + "/runner.log");
+    bool helper = false;
+    (void)until_helper_runs(marker, "ipc.event.wait", helper);
+    REQUIRE(helper);
+    r = runner.wait();
+  }
+  CHECK(r.exit_code == 1);
+  const auto records = case_records(dir + "/out");
+  REQUIRE(records.size() == 1);
+  CHECK(records[0]["outcome"] == "timeout");
+  const std::set<int> left = test::survivors(marker, std::chrono::seconds(1));
+  INFO(survivors_text(left));
+  CHECK(left.empty());
+  for (int pid : left)
+    ::kill(pid, SIGKILL);
 }

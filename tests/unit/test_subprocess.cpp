@@ -1,5 +1,7 @@
-// Both ways to start a child (run_process, child_process) work, and a failed start leaks no fd.
+// Both ways to start a child (run_process, child_process) work, a failed start leaks no fd, and
+// a cuparity child dies with its parent.
 #include "harness/platform/environment.hpp"
+#include "harness/platform/parent_death.hpp"
 #include "harness/platform/subprocess.hpp"
 
 #include <catch2/catch.hpp>
@@ -8,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 #include <system_error>
+#include <thread>
+#include <unistd.h>
 
 using namespace cuparity;
 namespace fs = std::filesystem;
@@ -127,4 +131,82 @@ TEST_CASE("environment_with sets and removes; cell_changes cleans the matrix's v
   CHECK(cell_changes({}, {}, "").empty());
   unsetenv("CUPARITY_TEST_KEEP");
   unsetenv("CUPARITY_TEST_CONTROLLED");
+}
+
+TEST_CASE("every child learns its parent's pid, whatever its spec says", "[subprocess][orphans]") {
+  auto spec = shell("echo \"$CUPARITY_PARENT_PID\"");
+  spec.env[parent_pid_variable] = "1"; // a spec cannot name another parent
+  const auto r = run_process(spec);
+  CHECK(r.out == std::to_string(getpid()) + "\n");
+}
+
+namespace {
+
+/// Whether `pid` has ended: gone, or a zombie nobody has reaped yet (a container's pid 1 may
+/// never reap what it inherits).
+bool ended(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto close = text.rfind(')');
+  return close == std::string::npos || text.compare(close + 1, 3, " Z ") == 0;
+}
+
+/// A shell that starts a cuparity cell stuck in cuInit (a 30 s delay fault) as its child, naming
+/// itself as the cell's parent as subprocess would, and reports the cell's pid on fd 3.
+process_spec shell_with_stuck_cell(const std::string &parent_pid) {
+  auto spec = shell("CUPARITY_PARENT_PID=" + parent_pid + " \"$EXE\" cell --case " +
+                    "context.current.none & echo $! >&3; exec sleep 30");
+  spec.env["EXE"] = CUPARITY_EXE;
+  spec.env["NUMBA_CUDA_DRIVER"] = CUPARITY_SIMDRIVER;
+  spec.env["CUPARITY_SIM_FAULTS"] = "cuInit:delay_ns=30000000000";
+  return spec;
+}
+
+} // namespace
+
+TEST_CASE("a cuparity child dies with its parent, and at once if the parent is gone already",
+          "[subprocess][orphans]") {
+  const auto log = scratch_log("parent_death.log");
+  const auto wait_until_ended = [](int pid, std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!ended(pid) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return ended(pid);
+  };
+  SECTION("parent killed: PR_SET_PDEATHSIG ends the child") {
+    child_process sh(shell_with_stuck_cell("$$"), log);
+    std::string line;
+    REQUIRE(sh.read_line(line, std::chrono::seconds(10)) == child_process::read_status::line);
+    const int cell = std::stoi(line);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300)); // well into its cuInit
+    REQUIRE_FALSE(ended(cell));
+    ::kill(sh.pid(), SIGKILL); // the shell alone: the cell is in its process group
+    (void)sh.wait();
+    CHECK(wait_until_ended(cell, std::chrono::seconds(1)));
+    if (!ended(cell))
+      ::kill(cell, SIGKILL);
+  }
+  SECTION("named parent gone already: the child kills itself") {
+    // As if the parent had died between the spawn and the child's prctl.
+    child_process gone(shell("exit 0"), log);
+    const int dead = gone.pid();
+    (void)gone.wait();
+    child_process sh(shell_with_stuck_cell(std::to_string(dead)), log);
+    std::string line;
+    REQUIRE(sh.read_line(line, std::chrono::seconds(10)) == child_process::read_status::line);
+    const int cell = std::stoi(line);
+    CHECK(wait_until_ended(cell, std::chrono::seconds(1)));
+    if (!ended(cell))
+      ::kill(cell, SIGKILL);
+  }
+  SECTION("named parent further up (passed through ctest): it runs") {
+    child_process sh(shell_with_stuck_cell(std::to_string(getpid())), log);
+    std::string line;
+    REQUIRE(sh.read_line(line, std::chrono::seconds(10)) == child_process::read_status::line);
+    const int cell = std::stoi(line);
+    CHECK_FALSE(wait_until_ended(cell, std::chrono::milliseconds(500)));
+    sh.kill_group(); // the shell (now sleep) and the cell
+    (void)sh.wait();
+    CHECK(wait_until_ended(cell, std::chrono::seconds(1)));
+  }
 }

@@ -50,8 +50,7 @@ void attach_block(event_state &e, void *map) {
 }
 
 CUresult make_shared_block(event_state &e) {
-  const std::string name = "/cuparity-sim-ev." + std::to_string(getpid()) + "." +
-                           std::to_string(g_event_shm_counter.fetch_add(1));
+  const std::string name = shm_object_name("cuparity-sim-ev", g_event_shm_counter.fetch_add(1));
   const int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
   if (fd < 0)
     return CUDA_ERROR_OUT_OF_MEMORY;

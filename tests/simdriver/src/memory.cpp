@@ -540,8 +540,7 @@ void free_context_memory(context *c) {
 }
 
 CUresult map_shared(std::size_t size, std::string &name, void *&ptr, std::size_t &map_len) {
-  name = "/cuparity-sim." + std::to_string(getpid()) + "." +
-         std::to_string(g_shm_counter.fetch_add(1));
+  name = shm_object_name("cuparity-sim", g_shm_counter.fetch_add(1));
   map_len = page_round(size);
   const int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
   if (fd < 0)

@@ -220,6 +220,12 @@ std::vector<std::uintptr_t> &imported_bases();
 bool erase_allocation(std::uintptr_t base, allocation &out);
 // Frees the allocations a context owns (teardown).
 void free_context_memory(context *c);
+// ---- shared-memory objects (shm_names.cpp)
+// "/<prefix>.<pid>.<start time>.<n>": a name that says which process made the object.
+std::string shm_object_name(const char *prefix, std::uint64_t n);
+// Unlinks every such object whose maker has ended (killed processes cannot unlink their own).
+void sweep_dead_shm_objects();
+
 // Backs a device allocation with a shared-memory object (so IPC can map it elsewhere).
 CUresult map_shared(std::size_t size, std::string &name, void *&ptr, std::size_t &map_len);
 void unmap_allocation(const allocation &a);

@@ -107,6 +107,9 @@ CUPARITY_SIM_API(cuInit, (unsigned int Flags), (Flags), (void)0) {
     return CUDA_ERROR_INVALID_VALUE;
   if (device_count() == 0)
     return CUDA_ERROR_NO_DEVICE;
+  // Every simulated process calls cuInit first: the moment to remove what killed ones left.
+  static std::once_flag swept;
+  std::call_once(swept, sweep_dead_shm_objects);
   g_initialized.store(true, std::memory_order_release);
   return CUDA_SUCCESS;
 }
