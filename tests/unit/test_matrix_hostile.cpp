@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 
 using namespace cuparity;
 namespace fs = std::filesystem;
@@ -16,7 +17,8 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path hostile_dir() {
-  auto dir = fs::temp_directory_path() / "cuparity-matrix-hostile";
+  // One folder per process: test runs of other checkouts on this machine write theirs.
+  auto dir = fs::temp_directory_path() / ("cuparity-matrix-hostile-" + std::to_string(getpid()));
   fs::create_directories(dir);
   return dir;
 }
