@@ -25,6 +25,9 @@ struct labelled_env {
   std::optional<source_position> label_at;
 };
 
+/// An axis as written: its key and its array, before the values are read.
+using axis_array = std::pair<const toml::key *, const toml::array *>;
+
 bool is_axis(const std::vector<std::string> &axes, const std::string &var) {
   return std::find(axes.begin(), axes.end(), var) != axes.end();
 }
@@ -43,9 +46,8 @@ axis read_axis(const toml_reader &r, const toml::key &k, const toml::array &valu
 }
 
 /// The arrays of [axes], type-checked, in file order.
-std::vector<std::pair<const toml::key *, const toml::array *>> axis_arrays(const toml_reader &r,
-                                                                           const toml::table &t) {
-  std::vector<std::pair<const toml::key *, const toml::array *>> out;
+std::vector<axis_array> axis_arrays(const toml_reader &r, const toml::table &t) {
+  std::vector<axis_array> out;
   for (const auto &[k, v] : toml_reader::in_file_order(t)) {
     const std::string var(k->str());
     check_variable_name(r, *k, var);
@@ -61,9 +63,8 @@ std::vector<std::pair<const toml::key *, const toml::array *>> axis_arrays(const
 
 /// Refuses a product over cells_max before it is built (its size computed without overflow),
 /// naming each axis with its number of values; and more axes than variables_max.
-void check_product_size(
-    const toml_reader &r, const toml::table &t,
-    const std::vector<std::pair<const toml::key *, const toml::array *>> &axes) {
+void check_product_size(const toml_reader &r, const toml::table &t,
+                        const std::vector<axis_array> &axes) {
   if (axes.size() > limits::variables_max)
     r.error(t, "[axes] has " + std::to_string(axes.size()) + " axes; a matrix controls at most " +
                    std::to_string(limits::variables_max) + " variables");

@@ -29,7 +29,14 @@ glob_list known_cases(const key_value &v, std::string_view hint) {
   return globs;
 }
 
+/// An empty list where leaving the key out means "every one": `cases = []` ran every case.
+void refuse_empty(const key_value &v, std::string_view meaning) {
+  if (v.get<glob_list>().empty())
+    v.fail("is an empty list, which " + std::string(meaning));
+}
+
 void set_cases(matrix &m, const key_value &v) {
+  refuse_empty(v, "would select every case, as leaving the key out does: name the cases");
   m.cases = known_cases(v, see_list);
 }
 
@@ -115,15 +122,17 @@ void set_allow(expectation &x, const key_value &v) {
 }
 
 void set_allowed_cases(allowance &a, const key_value &v) {
+  refuse_empty(v, "covers no case");
   a.cases = known_cases(v, see_list);
 }
 
 void set_outcomes(allowance &a, const key_value &v) {
+  refuse_empty(v, "tolerates no outcome");
   for (const auto &o : v.get<glob_list>()) {
     auto parsed = parse_outcome(o);
     if (!parsed)
-      v.fail("unknown outcome '" + o +
-             "' (pass fail not_supported resource_error crash timeout error)");
+      v.fail("unknown outcome " + in_quotes(o) +
+             " (pass fail not_supported resource_error crash timeout error)");
     a.outcomes.push_back(*parsed);
   }
 }
@@ -144,6 +153,7 @@ void set_max_rounds(latency_settings &l, const key_value &v) {
 
 /// Probe globs that must each name a registered probe (as case globs must name a case).
 void set_probes(latency_settings &l, const key_value &v) {
+  refuse_empty(v, "would select every probe, as leaving the key out does: name the probes");
   l.probes = v.get<glob_list>();
   for (const auto &g : l.probes)
     if (!v.context().known_probe(g))

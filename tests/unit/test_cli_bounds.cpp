@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 using namespace cuparity;
 using test::run_cuparity;
@@ -13,7 +14,7 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path bounds_dir() {
-  auto dir = fs::temp_directory_path() / "cuparity-cli-bounds";
+  auto dir = fs::temp_directory_path() / ("cuparity-cli-bounds-" + std::to_string(getpid()));
   fs::create_directories(dir);
   return dir;
 }

@@ -68,8 +68,12 @@ TEST_CASE("parse_python_int follows Python's int()", "[env]") {
       {"1\u200b", std::nullopt}, // zero-width space is no whitespace
       {"\xff"
        "1",
-       std::nullopt},             // not UTF-8: Python decodes it to a lone surrogate
-      {"\xc0\xb1", std::nullopt}, // an overlong '1'
+       std::nullopt},                 // not UTF-8: Python decodes it to a lone surrogate
+      {"\xc0\xb1", std::nullopt},     // an overlong '1'
+      {"\xe0\x80\xb1", std::nullopt}, // a three-byte overlong '1'
+      {"\xed\xa0\x80", std::nullopt}, // an encoded surrogate
+      {"\xd9\xa1", 1},                // U+0661, Arabic-Indic one
+      {"\xd9!", std::nullopt},        // its lead byte, then no continuation byte
   };
   for (const auto &[text, expected] : cases) {
     INFO("'" << text << "'");

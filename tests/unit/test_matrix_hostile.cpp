@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 
 using namespace cuparity;
 namespace fs = std::filesystem;
@@ -16,7 +17,8 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path hostile_dir() {
-  auto dir = fs::temp_directory_path() / "cuparity-matrix-hostile";
+  // One folder per process: test runs of other checkouts on this machine write theirs.
+  auto dir = fs::temp_directory_path() / ("cuparity-matrix-hostile-" + std::to_string(getpid()));
   fs::create_directories(dir);
   return dir;
 }
@@ -132,6 +134,22 @@ TEST_CASE("hostile: probe globs and threshold names must name a probe", "[matrix
   // A caller without a probe registry takes every name.
   CHECK_NOTHROW(
       load_matrix(write_matrix("probe_any", one_cell + "[latency]\nprobes = \"x\"\n"), any_case));
+}
+
+TEST_CASE("hostile: an empty list where leaving the key out means every one is refused",
+          "[matrix][hostile]") {
+  check_refused("cases_empty", one_cell + "[matrix]\ncases = []\n", "4:9",
+                "matrix.cases: is an empty list, which would select every case");
+  check_refused("probes_empty", one_cell + "[latency]\nprobes = []\n", "4:10",
+                "latency.probes: is an empty list, which would select every probe");
+  const std::string allow = one_cell + "[[expect]]\n[[expect.allow]]\nreason = \"r\"\n";
+  check_refused("allow_cases_empty", allow + "outcomes = \"fail\"\ncases = []\n", "7:9",
+                "allow.cases: is an empty list, which covers no case");
+  check_refused("allow_outcomes_empty", allow + "cases = \"x\"\noutcomes = []\n", "7:12",
+                "allow.outcomes: is an empty list, which tolerates no outcome");
+  // Excluding nothing is harmless.
+  CHECK(load_ok("exclude_empty_list", one_cell + "[matrix]\nexclude_cases = []\n")
+            .exclude_cases.empty());
 }
 
 TEST_CASE("hostile: NUL is refused in values, names, labels and every other string",
