@@ -324,6 +324,9 @@ TEST_CASE("cuparity compare: a comparison that cannot vouch for every pair is in
   CHECK(compare_exit_code(empty) == exit_code::failures);
   CHECK(std::string(empty.verdict()) == "incomplete");
   CHECK(compare_json(empty)["verdict"] == "incomplete");
+  // Both empty: no pair of A is missing in B, and still nothing was compared.
+  const recorded_run none = recorded_run_from_json(summary_of({}), "none.json");
+  CHECK_FALSE(compare_runs(none, none, {}).complete());
   // B lacks one pair of A.
   auto half =
       compare_runs(full, recorded_run_from_json(summary_of({{"c0", "x", "pass"}}), "b"), {});
