@@ -19,7 +19,8 @@ Then `--resume` until the run completes. After every kill and after the completi
 - the summary equals one uninterrupted run's, field by field, once provenance, clock times and
   durations are removed (tests/behaviour/summary_fields.py decides what varies);
 - /dev/shm holds no object of the run's cell processes (killed ones are swept by the simulated
-  driver at the next cuInit: tests/simdriver/src/shm_names.cpp).
+  driver at the next cuInit and at the exit of every simulated process:
+  tests/simdriver/src/shm_names.cpp).
 
 The reference is the committed fixture of the default matrix (tests/behaviour/default-sim.summary
 .json) unless --reference run asks for one uninterrupted run first (or names another fixture).

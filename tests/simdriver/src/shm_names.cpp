@@ -9,9 +9,10 @@
 // The scheme: a name says who made it, "/<prefix>.<pid>.<start time>.<n>", the start time being
 // field 22 of /proc/<pid>/stat (clock ticks after boot, proc(5)), so that a pid the kernel has
 // handed to a new process since does not look like the maker still alive. The first cuInit of
-// every simulated process sweeps: it unlinks every such object whose maker is gone. A killed
-// process's objects therefore live until the next simulated process starts, which for a run is
-// at the latest its `--resume` (whose driver check runs `cuparity env`, calling cuInit).
+// every simulated process sweeps: it unlinks every such object whose maker is gone; and so does
+// its normal exit (a maker still dying at the first sweep is dead by then). A killed process's
+// objects therefore live until the next simulated process starts or ends, which for a run is at
+// the latest its `--resume` (whose driver check runs `cuparity env`, calling cuInit).
 //
 // Why not unlink early: an IPC handle may be opened by any number of processes, at any time
 // until the exporter frees the memory (that is what the IPC cases test), so there is no moment

@@ -1,6 +1,7 @@
 // Process-wide driver state: initialisation, device memory accounting and the context registry.
 #include "api.hpp"
 
+#include <cstdlib>
 #include <unordered_set>
 
 namespace cuparity::sim {
@@ -107,9 +108,15 @@ CUPARITY_SIM_API(cuInit, (unsigned int Flags), (Flags), (void)0) {
     return CUDA_ERROR_INVALID_VALUE;
   if (device_count() == 0)
     return CUDA_ERROR_NO_DEVICE;
-  // Every simulated process calls cuInit first: the moment to remove what killed ones left.
+  // Every simulated process calls cuInit first: the moment to remove what killed ones left. It
+  // sweeps again when it exits, for a process killed while this one started: a cell still
+  // dying of a runner's SIGKILL counts as alive at the sweep of a resume's first cells, and when
+  // every cell of the resume has started by then, no later cuInit would sweep its objects.
   static std::once_flag swept;
-  std::call_once(swept, sweep_dead_shm_objects);
+  std::call_once(swept, [] {
+    sweep_dead_shm_objects();
+    std::atexit(sweep_dead_shm_objects);
+  });
   g_initialized.store(true, std::memory_order_release);
   return CUDA_SUCCESS;
 }
