@@ -1,9 +1,12 @@
 // Suite `stream`: creation, queries, null-stream semantics (legacy vs per-thread), explicit
 // default-stream handles, cross-stream ordering, events and host callbacks.
 //
-// Timing-based observations use a 50 ms spin against a 25 ms threshold, so they cannot flip on a
-// noisy machine: a wait either covers the spin or it does not (observations must be
-// deterministic: docs/vocabulary.md).
+// Whether work on one stream waits for work on another is observed with two `cuparity_meet`
+// kernels (cases/kernels/basic.cu), not with a clock: each raises a flag and waits for the
+// other's. Of two kernels in order, the first never sees the second, so "waits" cannot appear
+// without a wait, however loaded the host; "no wait" needs the second to start within
+// meet_timeout_ns of the first (observations must be deterministic: docs/vocabulary.md). An
+// earlier version timed a 50 ms spin against 25 ms, and lost that margin on a loaded host.
 #include "cases/support.hpp"
 #include "harness/suite/case_registry.hpp"
 
@@ -22,30 +25,50 @@ template <class F> int code_of(F &&call) {
 const CUstream legacy_stream = CU_STREAM_LEGACY;
 const CUstream per_thread_stream = CU_STREAM_PER_THREAD;
 
-/// Loads both kernels before anything is timed. Under CUDA_MODULE_LOADING=LAZY (the default since
-/// CUDA 12.2) a function's first launch loads it, and loading can wait for work already on the
-/// device (CUDA C Programming Guide, "Lazy Loading": possible concurrency issues). Seen on the
-/// H200: without this, stream 0 under PTDS and even a non-blocking stream appeared to wait for
-/// a spin on another stream.
-void warm_up(driver &d, const loaded_module &m, CUstream busy, CUstream target) {
+/// How long a meeting kernel waits for the other. Only a wait pays it (per-thread cells rarely do),
+/// and a launch that lags the first by this much on a loaded host is what it must absorb.
+constexpr unsigned long long meet_timeout_ns = 200'000'000ULL;
+
+/// Loads the meeting kernel before anything is observed. Under CUDA_MODULE_LOADING=LAZY (the
+/// default since CUDA 12.2) a function's first launch loads it, and loading can wait for work
+/// already on the device (CUDA C Programming Guide, "Lazy Loading": possible concurrency issues).
+/// Seen on the H200: without this, stream 0 under PTDS and even a non-blocking stream appeared to
+/// wait for a spin on another stream.
+void warm_up(driver &d, CUfunction meet, CUstream busy, CUstream target) {
+  CUdeviceptr none = 0;
   unsigned long long zero = 0;
-  launch(d, m.function("cuparity_spin"), {1}, {1}, 0, busy, {&zero});
-  launch(d, m.function("cuparity_empty"), {1}, {1}, 0, target, {});
+  launch(d, meet, {1}, {1}, 0, busy, {&none, &none, &zero, &none});
+  launch(d, meet, {1}, {1}, 0, target, {&none, &none, &zero, &none});
   d.cuCtxSynchronize();
 }
 
-/// Spins `spin_ns` on `busy`, then runs an empty kernel on `target` and synchronises `target`;
-/// returns true when that sync waited for the spin.
-bool waits_for_spin(driver &d, const loaded_module &m, CUstream busy, CUstream target) {
-  warm_up(d, m, busy, target);
-  unsigned long long ns = spin_ns;
-  launch(d, m.function("cuparity_spin"), {1}, {1}, 0, busy, {&ns});
-  const double t0 = now_ms();
-  launch(d, m.function("cuparity_empty"), {1}, {1}, 0, target, {});
-  d.cuStreamSynchronize(target);
-  const double waited = now_ms() - t0;
-  d.cuStreamSynchronize(busy);
-  return waited > overlap_threshold_ms;
+/// Device words for two meeting kernels: flag 0, flag 1, what kernel 0 saw, what kernel 1 saw.
+struct meeting {
+  explicit meeting(driver &d) : words(d, 16) { d.cuMemsetD32(words.get(), 0, 4); }
+  [[nodiscard]] CUdeviceptr flag(int i) const { return words.get() + 4u * i; }
+  [[nodiscard]] CUdeviceptr saw(int i) const { return words.get() + 8u + 4u * i; }
+  device_buffer words;
+};
+
+/// Launches kernel `me` of a meeting on `s`: it raises its flag and waits for the other's.
+void meet(driver &d, CUfunction f, const meeting &at, int me, CUstream s) {
+  CUdeviceptr raise = at.flag(me), await = at.flag(1 - me), saw = at.saw(me);
+  unsigned long long timeout = meet_timeout_ns;
+  launch(d, f, {1}, {1}, 0, s, {&raise, &await, &timeout, &saw});
+}
+
+/// Whether work on `target` waits for work queued before it on `busy`: a meeting kernel on
+/// `busy`, then one on `target`; the first sees the second only when they run at once.
+bool waits_for(driver &d, const loaded_module &m, CUstream busy, CUstream target) {
+  const CUfunction f = m.function("cuparity_meet");
+  warm_up(d, f, busy, target);
+  const meeting at(d);
+  meet(d, f, at, 0, busy);
+  meet(d, f, at, 1, target);
+  d.cuCtxSynchronize();
+  unsigned int saw = 0;
+  d.cuMemcpyDtoH(&saw, at.saw(0), 4);
+  return saw == 0;
 }
 
 void create_flags_priorities(case_context &ctx) {
@@ -89,7 +112,7 @@ void default_semantics(case_context &ctx) {
   primary_context pc(d);
   loaded_module m(d, "basic.cubin");
   stream blocking(d, CU_STREAM_DEFAULT);
-  const bool waited = waits_for_spin(d, m, blocking.get(), nullptr);
+  const bool waited = waits_for(d, m, blocking.get(), nullptr);
   const char *mode = waited ? "legacy" : "per-thread";
   ctx.observe("stream0", mode);
   ctx.expect(waited != ctx.config().per_thread_default_stream,
@@ -103,8 +126,8 @@ void handles_legacy_per_thread(case_context &ctx) {
   primary_context pc(d);
   loaded_module m(d, "basic.cubin");
   stream blocking(d, CU_STREAM_DEFAULT);
-  const bool legacy_waits = waits_for_spin(d, m, blocking.get(), legacy_stream);
-  const bool per_thread_waits = waits_for_spin(d, m, blocking.get(), per_thread_stream);
+  const bool legacy_waits = waits_for(d, m, blocking.get(), legacy_stream);
+  const bool per_thread_waits = waits_for(d, m, blocking.get(), per_thread_stream);
   ctx.observe("legacy_waits", legacy_waits);
   ctx.observe("per_thread_waits", per_thread_waits);
   ctx.expect(legacy_waits, "CU_STREAM_LEGACY must wait for a blocking stream");
@@ -116,23 +139,25 @@ void nonblocking_no_wait(case_context &ctx) {
   primary_context pc(d);
   loaded_module m(d, "basic.cubin");
   stream nonblocking(d, CU_STREAM_NON_BLOCKING);
-  const bool waited = waits_for_spin(d, m, legacy_stream, nonblocking.get());
+  const bool waited = waits_for(d, m, legacy_stream, nonblocking.get());
   ctx.observe("waits_for_legacy", waited);
   ctx.expect(!waited, "a non-blocking stream must not wait for the legacy stream");
 }
 
-/// Two host threads spin on stream 0 at once: per-thread streams overlap, legacy serialises.
+/// Two host threads launch on stream 0 at once: per-thread streams overlap, legacy serialises.
+/// Each thread's kernel is one side of a meeting: both see each other only when they overlap.
 void threads_overlap(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
   loaded_module m(d, "basic.cubin");
-  CUfunction spin = m.function("cuparity_spin");
-  warm_up(d, m, nullptr, nullptr);
+  const CUfunction f = m.function("cuparity_meet");
+  warm_up(d, f, nullptr, nullptr);
+  const meeting at(d);
   std::atomic<int> ready{0};
   std::atomic<int> failures{0};
   std::mutex error_lock;
   std::string error;
-  auto worker = [&] {
+  auto worker = [&](int me) {
     // Nothing may escape a thread (std::terminate would take the whole cell down): a missing
     // function or any harness error is recorded and reported by the case.
     try {
@@ -141,11 +166,8 @@ void threads_overlap(case_context &ctx) {
       ++ready;
       while (ready.load() < 2) {
       }
-      unsigned long long ns = spin_ns;
-      void *params[] = {&ns};
-      if (d.cuLaunchKernel.raw(spin, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr) !=
-              CUDA_SUCCESS ||
-          d.cuStreamSynchronize.raw(nullptr) != CUDA_SUCCESS)
+      meet(d, f, at, me, nullptr);
+      if (d.cuStreamSynchronize.raw(nullptr) != CUDA_SUCCESS)
         ++failures;
       (void)d.cuCtxSetCurrent.raw(nullptr);
     } catch (const std::exception &e) {
@@ -155,17 +177,17 @@ void threads_overlap(case_context &ctx) {
       error = e.what();
     }
   };
-  const double t0 = now_ms();
-  std::thread a(worker), b(worker);
+  std::thread a(worker, 0), b(worker, 1);
   a.join();
   b.join();
-  const double total = now_ms() - t0;
   ctx.expect(failures == 0, "a worker thread's launch or sync failed " + error);
-  // Overlap: about one spin (50 ms); serialised: two (100 ms). The threshold sits between.
-  const bool overlapped = total < 75.0;
+  unsigned int saw[2] = {0, 0};
+  d.cuMemcpyDtoH(saw, at.saw(0), sizeof saw);
+  const bool overlapped = saw[0] != 0 && saw[1] != 0;
   ctx.observe("threads", overlapped ? "overlap" : "serialize");
   ctx.expect(overlapped == ctx.config().per_thread_default_stream,
-             "two threads on stream 0 took " + std::to_string(total) + " ms");
+             std::string("the two threads' kernels on stream 0 ") +
+                 (overlapped ? "ran at the same time" : "did not run at the same time"));
 }
 
 void wait_event_ordering(case_context &ctx) {

@@ -3,7 +3,6 @@
 
 #include "cases/kernels/kernel_images.hpp"
 
-#include <chrono>
 #include <vector>
 
 namespace cuparity::cases {
@@ -78,12 +77,6 @@ void launch(driver &d, CUfunction f, dim3 grid, dim3 block, unsigned int shared_
   std::vector<void *> params(args);
   d.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes, s,
                    params.empty() ? nullptr : params.data(), nullptr);
-}
-
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
 }
 
 std::uint64_t checksum(const void *data, std::size_t bytes) {

@@ -105,13 +105,9 @@ private:
 void launch(driver &d, CUfunction f, dim3 grid, dim3 block, unsigned int shared_bytes, CUstream s,
             std::initializer_list<void *> args);
 
-/// The spin kernel used for timing margins: a 50 ms spin against a 25 ms threshold, a margin that
-/// cannot flip on a noisy machine (docs/architecture.md, "Where backends and cases sit").
+/// How long the spin kernel occupies a stream where a case needs work still running (ordering
+/// between streams is observed without a clock: cases/stream_cases.cpp).
 inline constexpr unsigned long long spin_ns = 50'000'000ULL;
-inline constexpr double overlap_threshold_ms = 25.0;
-
-/// Milliseconds since an arbitrary point (steady clock).
-[[nodiscard]] double now_ms();
 
 /// FNV-1a over bytes: a checksum that is the same in every cell for the same data.
 [[nodiscard]] std::uint64_t checksum(const void *data, std::size_t bytes);

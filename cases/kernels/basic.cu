@@ -33,6 +33,27 @@ extern "C" __global__ void cuparity_spin_write(unsigned long long ns, unsigned i
   __threadfence_system();
 }
 
+/// Raises *raise (when not null), then waits up to `timeout_ns` for *await to be raised and stores
+/// in *saw whether it was. Two of them that run at the same time both see each other; of two that
+/// run one after the other, the first never sees the second, however loaded the host is. That
+/// makes ordering between streams an observation that cannot flip with timing.
+extern "C" __global__ void cuparity_meet(unsigned int *raise, const unsigned int *await,
+                                         unsigned long long timeout_ns, unsigned int *saw) {
+  if (raise != nullptr) {
+    atomicExch(raise, 1u);
+    __threadfence_system();
+  }
+  unsigned int seen = 0;
+  if (await != nullptr) {
+    const volatile unsigned int *flag = await;
+    const unsigned long long start = global_ns();
+    while ((seen = *flag) == 0 && global_ns() - start < timeout_ns) {
+    }
+  }
+  if (saw != nullptr)
+    *saw = seen != 0 ? 1u : 0u;
+}
+
 /// Every thread writes its linear index: block-major (block linear id * threads per block +
 /// thread linear id), with x fastest in both.
 extern "C" __global__ void cuparity_write_index(unsigned int *out) {

@@ -2,7 +2,10 @@
 // is one function plus one registry line; cases/kernels/*.cu must keep the same semantics.
 #include "sim.hpp"
 
+#include <atomic>
 #include <bit>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 namespace cuparity::sim {
@@ -49,6 +52,26 @@ void args16(const launch_dims &, void *const *) {}
 void spin_write(const launch_dims &, void *const *args) {
   std::this_thread::sleep_for(std::chrono::nanoseconds(arg<unsigned long long>(args, 0)));
   *arg<unsigned int *>(args, 1) = arg<unsigned int>(args, 2);
+}
+
+// Raises *raise, waits up to timeout for *await, stores whether it came (basic.cu's meet). The
+// flags live in shared memory that kernels on other stream workers (or processes) touch at once.
+void meet(const launch_dims &, void *const *args) {
+  auto *raise = arg<unsigned int *>(args, 0);
+  auto *await = arg<unsigned int *>(args, 1);
+  const auto timeout = std::chrono::nanoseconds(arg<unsigned long long>(args, 2));
+  auto *saw = arg<unsigned int *>(args, 3);
+  if (raise != nullptr)
+    std::atomic_ref<unsigned int>(*raise).store(1);
+  unsigned int seen = 0;
+  if (await != nullptr) {
+    const auto start = std::chrono::steady_clock::now();
+    std::atomic_ref<unsigned int> flag(*await);
+    while ((seen = flag.load()) == 0 && std::chrono::steady_clock::now() - start < timeout)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  if (saw != nullptr)
+    *saw = seen != 0 ? 1u : 0u;
 }
 
 void add_u32(const launch_dims &, void *const *args) {
@@ -134,6 +157,7 @@ const std::vector<kernel_desc> &kernel_registry() {
       {"cuparity_fill_u32", {8, 4, 8}, &fill_u32, 0},
       {"cuparity_args16", std::vector<std::size_t>(16, 8), &args16, -1},
       {"cuparity_spin_write", {8, 8, 4}, &spin_write, 1},
+      {"cuparity_meet", {8, 8, 8, 8}, &meet, 3},
       {"cuparity_add_u32", {8, 4, 8}, &add_u32, 0},
       {"cuparity_copy_u32", {8, 8, 8}, &copy_u32, 0},
       {"cuparity_scalars", {1, 1, 2, 2, 4, 4, 8, 8, 4, 8, 8, 8}, &scalars, 11},
