@@ -38,7 +38,10 @@
 namespace cuparity::sim {
 namespace {
 
-/// Field 22 of /proc/<pid>/stat, the process's start time; nullopt when it cannot be read.
+/// Field 22 of /proc/<pid>/stat, the process's start time; nullopt when it cannot be read, and
+/// for a zombie: a process that has ended but that its parent has not reaped yet keeps its stat
+/// (proc(5): state Z), yet it will never use its objects again. A cell whose runner was killed
+/// is reparented to the namespace's init, which may reap it late or (in some containers) never.
 std::optional<unsigned long long> start_time(long pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   if (!in.is_open())
@@ -50,9 +53,12 @@ std::optional<unsigned long long> start_time(long pid) {
     return std::nullopt;
   std::istringstream fields(text.substr(close + 1));
   std::string field;
-  for (int i = 3; i < 22; ++i) // fields 3..21
+  for (int i = 3; i < 22; ++i) { // fields 3..21
     if (!(fields >> field))
       return std::nullopt;
+    if (i == 3 && (field == "Z" || field == "X"))
+      return std::nullopt; // a zombie, or dead
+  }
   unsigned long long start = 0;
   if (!(fields >> start))
     return std::nullopt;
@@ -68,8 +74,11 @@ unsigned long long own_start_time() {
 bool maker_alive(long pid, unsigned long long start) {
   if (pid == getpid())
     return true;
-  if (const auto now = start_time(pid))
-    return *now == start;
+  const std::string stat = "/proc/" + std::to_string(pid) + "/stat";
+  if (access(stat.c_str(), R_OK) == 0) {
+    const auto now = start_time(pid);
+    return now && *now == start; // no start time: a zombie (or it ended just now)
+  }
   // No stat to read (a /proc mounted with hidepid, say): kill(pid, 0) tells whether the pid
   // exists at all (EPERM: it does, for another user); existing counts as alive.
   return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
