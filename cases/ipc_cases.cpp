@@ -48,9 +48,9 @@ unsigned char pattern(std::size_t i, unsigned seed) {
 
 /// Child: open a memory handle (on device `ordinal`), check `size` bytes at `offset` against
 /// pattern `seed`, write pattern `seed + 1` there, close. Prints what it saw; exit 0 = all good.
-int helper_mem_check_write(driver &d, const std::vector<std::string> &args) {
+int helper_mem_check_write(driver &d, const std::vector<std::string> &args, std::string &out) {
   if (args.size() != 5) {
-    std::fprintf(stderr, "usage: ipc.mem.check_write HANDLE OFFSET SIZE SEED ORDINAL\n");
+    out += "usage: ipc.mem.check_write HANDLE OFFSET SIZE SEED ORDINAL\n";
     return 2;
   }
   CUipcMemHandle handle{};
@@ -71,12 +71,12 @@ int helper_mem_check_write(driver &d, const std::vector<std::string> &args) {
   d.cuMemcpyHtoD(base + offset, host.data(), size);
   d.cuCtxSynchronize();
   d.cuIpcCloseMemHandle(base);
-  std::printf("wrong=%zu\n", wrong);
+  out += "wrong=" + std::to_string(wrong) + "\n";
   return wrong == 0 ? 0 : 1;
 }
 
 /// Child: open, close, open again; the data is the same both times.
-int helper_mem_reopen(driver &d, const std::vector<std::string> &args) {
+int helper_mem_reopen(driver &d, const std::vector<std::string> &args, std::string &out) {
   CUipcMemHandle handle{};
   if (args.size() != 2 || !from_hex(args[0], handle))
     return 2;
@@ -90,13 +90,14 @@ int helper_mem_reopen(driver &d, const std::vector<std::string> &args) {
   d.cuIpcOpenMemHandle(&p, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
   d.cuMemcpyDtoH(second.data(), p, size);
   d.cuIpcCloseMemHandle(p);
-  std::printf("same=%d\n", first == second ? 1 : 0);
+  out += first == second ? "same=1\n" : "same=0\n";
   return first == second ? 0 : 1;
 }
 
 /// Child: open an event handle and a memory handle; wait for the event, then read the flag the
-/// parent's kernel writes just before the event. Prints the value seen.
-int helper_event_wait(driver &d, const std::vector<std::string> &args) {
+/// parent's kernel writes just before the event. Prints the value seen, then whether the event
+/// was still pending when the wait began (only then does the wait prove anything).
+int helper_event_wait(driver &d, const std::vector<std::string> &args, std::string &out) {
   CUipcEventHandle eh{};
   CUipcMemHandle mh{};
   if (args.size() != 2 || !from_hex(args[0], eh) || !from_hex(args[1], mh))
@@ -106,19 +107,21 @@ int helper_event_wait(driver &d, const std::vector<std::string> &args) {
   d.cuIpcOpenEventHandle(&e, eh);
   CUdeviceptr flag = 0;
   d.cuIpcOpenMemHandle(&flag, mh, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+  const bool pending = d.cuEventQuery.raw(e) == CUDA_ERROR_NOT_READY;
   d.cuEventSynchronize(e);
   unsigned int seen = 0;
   d.cuMemcpyDtoH(&seen, flag, 4);
   d.cuIpcCloseMemHandle(flag);
   d.cuEventDestroy(e);
-  std::printf("seen=%u\n", seen);
+  out += "seen=" + std::to_string(seen) + "\n";
+  out += pending ? "pending=1\n" : "pending=0\n";
   return 0;
 }
 
 /// Child: the staged path for devices without peer access (Numba's IpcHandle.open_staged): open
 /// the handle in a context of the device that owns the memory, copy through the host into a
 /// buffer on the target device, and check what the target device holds.
-int helper_mem_staged(driver &d, const std::vector<std::string> &args) {
+int helper_mem_staged(driver &d, const std::vector<std::string> &args, std::string &out) {
   CUipcMemHandle handle{};
   if (args.size() != 4 || !from_hex(args[0], handle))
     return 2;
@@ -142,7 +145,7 @@ int helper_mem_staged(driver &d, const std::vector<std::string> &args) {
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < size; ++i)
     wrong += back[i] != pattern(i, seed);
-  std::printf("wrong=%zu\n", wrong);
+  out += "wrong=" + std::to_string(wrong) + "\n";
   return wrong == 0 ? 0 : 1;
 }
 
@@ -260,19 +263,31 @@ void event_cross_process(case_context &ctx) {
   CUipcEventHandle eh{};
   CUipcMemHandle mh{};
   d.cuIpcGetMemHandle(&mh, flag.get());
-  // The spin must outlast the child's start-up (a process, cuInit, a context: ~0.7 s on an
-  // H200 with other cells running) by a wide margin, or the child could find the work done and
-  // prove nothing.
-  unsigned long long ns = 2'000'000'000ULL;
-  unsigned int value = 7;
-  launch(d, m.function("cuparity_spin_write"), {1}, {1}, 0, s.get(), {&ns, flag.arg(), &value});
-  d.cuEventRecord(e.get(), s.get());
-  d.cuIpcGetEventHandle(&eh, e.get());
-  auto res = ctx.spawn_helper("ipc.event.wait", {to_hex(eh), to_hex(mh)}, helper_timeout);
-  d.cuStreamSynchronize(s.get());
-  ctx.expect(res.exited && res.exit_code == 0, "child failed: " + res.out + res.err);
-  ctx.observe("child_output", res.out);
-  ctx.expect(res.out.find("seen=7") != std::string::npos,
+  // The child must begin its wait while the spin still runs, or it finds the work done and proves
+  // nothing; it says whether it did. The helper server is started first (its start-up took
+  // 2-6 s on an H200 under a full matrix), and the spin grows until the child meets it running:
+  // most attempts need only the first, so the case no longer spins 2 s in every cell.
+  const auto up = ctx.start_helper(helper_timeout);
+  ctx.expect(up.exited && up.exit_code == 0, "the helper process did not start: " + up.err);
+  const CUfunction spin_write = m.function("cuparity_spin_write");
+  process_result res;
+  for (unsigned long long ns : {250'000'000ULL, 1'000'000'000ULL, 4'000'000'000ULL}) {
+    d.cuMemsetD32(flag.get(), 0, 1);
+    unsigned int value = 7;
+    launch(d, spin_write, {1}, {1}, 0, s.get(), {&ns, flag.arg(), &value});
+    d.cuEventRecord(e.get(), s.get());
+    d.cuIpcGetEventHandle(&eh, e.get());
+    res = ctx.spawn_helper("ipc.event.wait", {to_hex(eh), to_hex(mh)}, helper_timeout);
+    d.cuStreamSynchronize(s.get());
+    ctx.expect(res.exited && res.exit_code == 0, "child failed: " + res.out + res.err);
+    if (res.out.find("pending=1") != std::string::npos)
+      break;
+  }
+  ctx.expect(res.out.find("pending=1") != std::string::npos,
+             "the child began its wait after the exporter's work was done, even behind a 4 s spin");
+  const std::string seen = res.out.substr(0, res.out.find('\n') + 1);
+  ctx.observe("child_output", seen);
+  ctx.expect(seen == "seen=7\n",
              "the child read the flag before the exporter's event completed: " + res.out);
 }
 

@@ -13,13 +13,19 @@
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/suite/case_registry.hpp"
 #include "harness/suite/case_runner.hpp"
+#include "harness/suite/helper_client.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 
 namespace cuparity::cli {
 
 namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
 
 struct cell_options {
   std::vector<std::string> cases;
@@ -46,22 +52,30 @@ int run_cell(const cell_options &opt) {
   const char *lock_dir = std::getenv(gpu_lock_variable);
   gpu_lock lock(lock_dir ? lock_dir : "");
   int rc = exit_code::ok;
+  helper_client &helpers = helper_client::instance();
   for (const case_def *c : selected) {
+    const auto asked = std::chrono::steady_clock::now();
     lock.acquire(c->exclusive);
+    const double waited = ms_since(asked);
     events.write(make_event(event_kind::case_start, {{"case", c->id}}));
     case_result r = run_case(*c, d, start.sess->config());
     lock.release();
+    const helper_costs helper = helpers.take_costs();
     events.write(make_event(event_kind::case_end, {{"case", r.id},
                                                    {"outcome", to_string(r.result)},
                                                    {"message", r.message},
                                                    {"observations", r.observations},
                                                    {"duration_ms", r.duration_ms},
+                                                   {"lock_wait_ms", waited},
+                                                   {"helper_start_ms", helper.startup_ms},
+                                                   {"helper_ms", helper.requests_ms},
                                                    {"poisoned", r.poisoned}}));
     if (r.poisoned) {
       rc = exit_code::cell_poisoned;
       break;
     }
   }
+  helpers.shutdown();
   events.write(make_event(event_kind::cell_end, {{"binding_map", to_json(d.binding_map())}}));
   if (start.primary && rc != exit_code::cell_poisoned)
     (void)d.cuDevicePrimaryCtxRelease.raw(start.dev);

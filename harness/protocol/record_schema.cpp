@@ -38,15 +38,19 @@ rules rules_of(record_type t) {
             {"pid", k::number, optional},
             {"device", k::string, optional},
             {"driver", k::object, optional},
-            {"startup_ms", k::object, optional}};
+            {"startup_ms", k::object, optional},
+            {"launch_ms", k::number, optional}};
   case record_type::case_result:
-    return {{"cell", k::string},         {"case", k::string},         {"outcome", k::string},
-            {"message", k::string},      {"observations", k::object}, {"duration_ms", k::number},
-            {"pid", k::number, optional}};
+    return {{"cell", k::string},          {"case", k::string},           {"outcome", k::string},
+            {"message", k::string},       {"observations", k::object},   {"duration_ms", k::number},
+            {"pid", k::number, optional}, {"costs", k::object, optional}};
   case record_type::cell_error:
     return {{"cell", k::string}, {"kind", k::string}, {"message", k::string}};
   case record_type::binding_map:
     return {{"cell", k::string}, {"map", k::array}};
+  case record_type::cell_exit:
+    return {
+        {"cell", k::string}, {"pid", k::number}, {"wall_ms", k::number}, {"exit_ms", k::number}};
   case record_type::functional_phase:
   case record_type::latency_phase:
     return {{"wall_s", k::number}, {"interrupted", k::boolean, optional}};

@@ -51,7 +51,11 @@ nlohmann::json to_json(const case_record &r) {
                                                 {"outcome", to_string(r.result)},
                                                 {"message", r.message},
                                                 {"observations", r.observations},
-                                                {"duration_ms", r.duration_ms}});
+                                                {"duration_ms", r.duration_ms},
+                                                {"costs",
+                                                 {{"lock_wait_ms", r.costs.lock_wait_ms},
+                                                  {"helper_start_ms", r.costs.helper_start_ms},
+                                                  {"helper_ms", r.costs.helper_ms}}}});
 }
 
 case_record case_record_from_json(const nlohmann::json &j) {
@@ -71,6 +75,13 @@ case_record case_record_from_json(const nlohmann::json &j) {
     r.observations = j["observations"];
   if (j.contains("duration_ms") && j["duration_ms"].is_number())
     r.duration_ms = j["duration_ms"].get<double>();
+  if (const auto c = j.find("costs"); c != j.end() && c->is_object()) {
+    const auto number = [&](const char *key) {
+      const auto v = c->find(key);
+      return v != c->end() && v->is_number() ? v->get<double>() : 0.0;
+    };
+    r.costs = {number("lock_wait_ms"), number("helper_start_ms"), number("helper_ms")};
+  }
   return r;
 }
 

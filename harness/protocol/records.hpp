@@ -18,6 +18,7 @@ namespace cuparity {
   X(case_result, "case")                  /* one case ended in one cell */                         \
   X(cell_error, "cell_error")             /* a cell could not start, or died between cases */      \
   X(binding_map, "binding_map")           /* what a cell bound, at its end */                      \
+  X(cell_exit, "cell_exit")               /* a cell process ended: its lifetime, its exit */       \
   X(functional_phase, "functional_phase") /* the functional phase ended: wall time */              \
   X(latency_phase, "latency_phase")       /* the latency phase ended */                            \
   X(latency_environment, "latency_environment") /* GPU clocks and temperature around a round */    \
@@ -43,6 +44,14 @@ enum class record_type {
 /// True when `record` is of type `t`.
 [[nodiscard]] bool is_record(const nlohmann::json &record, record_type t);
 
+/// Where a case's time went besides its own work, as its cell measured it (the phase's
+/// breakdown). Records written before these existed read as zeros.
+struct case_costs {
+  double lock_wait_ms = 0;    ///< waiting for the GPU lock before the case started
+  double helper_start_ms = 0; ///< starting the cell's helper server, when this case did
+  double helper_ms = 0;       ///< in requests to the helper server (part of duration_ms)
+};
+
 /// One case's result in one cell: the record the verdict, the reports and --resume read.
 struct case_record {
   std::string cell;
@@ -51,6 +60,7 @@ struct case_record {
   std::string message;
   nlohmann::json observations = nlohmann::json::object();
   double duration_ms = 0;
+  case_costs costs;
 };
 
 [[nodiscard]] nlohmann::json to_json(const case_record &r);

@@ -1,6 +1,7 @@
 // The console table's cell rows, groups, problems, divergences and final verdict line.
 #include "harness/report/console_writer.hpp"
 
+#include "harness/report/breakdown.hpp"
 #include "harness/report/record_view.hpp"
 #include "harness/report/summary.hpp"
 #include "harness/report/terminal_text.hpp"
@@ -98,6 +99,7 @@ void console_writer::write(const run_outputs &run) {
   print_findings(m_out, run.verdict);
   if (run.facts.latency.is_object())
     print_latency(m_out, run.m, run.facts.latency);
+  m_out << breakdown_text(breakdown_of(run.records, run.facts.functional_wall_s));
   print_verdict(m_out, run);
 }
 

@@ -1,6 +1,7 @@
 // summary.json's sections, each from the matrix, the records or the comparison.
 #include "harness/report/summary_json_writer.hpp"
 
+#include "harness/report/breakdown.hpp"
 #include "harness/report/record_view.hpp"
 #include "harness/report/summary.hpp"
 
@@ -95,6 +96,7 @@ nlohmann::json make_summary(const matrix &m, const std::vector<nlohmann::json> &
           {"problems", problems_section(c)},
           {"results", results_section(cells)},
           {"coverage", coverage_json(c.coverage)},
+          {"breakdown", breakdown_json(breakdown_of(records, facts.functional_wall_s))},
           {"latency", facts.latency},
           {"verdict", verdict_name(c, facts)},
           {"exit_code", code}};

@@ -30,7 +30,9 @@ double ms_since(steady::time_point t) {
 /// What one cell process did, as its events told.
 struct attempt {
   std::string current; ///< the case running; empty between cases
-  steady::time_point case_started = steady::now();
+  steady::time_point spawned = steady::now();
+  steady::time_point last_event = spawned;
+  steady::time_point case_started = spawned;
   steady::time_point deadline = case_started + startup_timeout;
   bool started = false;        ///< it reported its start
   bool cell_failed = false;    ///< the cell cannot run: a cell error, or no start in time
@@ -76,7 +78,13 @@ void cell_watch::run() {
     watch(child, a);
     if (m_r.stop)
       return;
-    if (!another_process(child.wait(), a, child.pid()))
+    const process_result ended = child.wait();
+    // How long the process lived, and how long it took to exit after its last event (tearing
+    // down its contexts): the phase's breakdown.
+    append(record_type::cell_exit, {{"pid", child.pid()},
+                                    {"wall_ms", ms_since(a.spawned)},
+                                    {"exit_ms", ms_since(a.last_event)}});
+    if (!another_process(ended, a, child.pid()))
       break;
   }
   m_r.progress.cell_done();
@@ -116,6 +124,7 @@ void cell_watch::watch(child_process &child, attempt &a) {
     } catch (const nlohmann::json::exception &) {
       continue; // not an event (cannot happen on fd 3 unless a driver writes there)
     }
+    a.last_event = steady::now();
     on_event(ev, child, a);
   }
 }
@@ -159,7 +168,10 @@ void cell_watch::on_event(const nlohmann::json &ev, const child_process &child, 
                  .result = parse_outcome(ev.value("outcome", "error")).value_or(outcome::error),
                  .message = ev.value("message", ""),
                  .observations = ev.value("observations", nlohmann::json::object()),
-                 .duration_ms = ev.value("duration_ms", 0.0)},
+                 .duration_ms = ev.value("duration_ms", 0.0),
+                 .costs = {.lock_wait_ms = ev.value("lock_wait_ms", 0.0),
+                           .helper_start_ms = ev.value("helper_start_ms", 0.0),
+                           .helper_ms = ev.value("helper_ms", 0.0)}},
                 child.pid());
     recorded(c, a);
     a.deadline = steady::now() + between_cases_timeout;
@@ -174,7 +186,8 @@ void cell_watch::on_cell_start(const nlohmann::json &ev, attempt &a) {
                              {"device", m_gpu},
                              {"config", ev.value("config", nlohmann::json::object())},
                              {"driver", ev.value("driver", nlohmann::json::object())},
-                             {"startup_ms", ev.value("startup_ms", nlohmann::json::object())}});
+                             {"startup_ms", ev.value("startup_ms", nlohmann::json::object())},
+                             {"launch_ms", ms_since(a.spawned)}});
   a.deadline = steady::now() + between_cases_timeout;
 }
 

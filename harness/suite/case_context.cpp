@@ -2,7 +2,9 @@
 #include "harness/suite/case_context.hpp"
 
 #include "harness/platform/self_exe.hpp"
+#include "harness/protocol/helper_protocol.hpp"
 #include "harness/suite/case_registry.hpp"
+#include "harness/suite/helper_client.hpp"
 
 #include <filesystem>
 
@@ -43,9 +45,11 @@ void case_context::not_supported_on_simulator(const std::string &reason) {
 process_result case_context::spawn_helper(const std::string &name,
                                           const std::vector<std::string> &args,
                                           std::chrono::milliseconds timeout) {
-  std::vector<std::string> all{"helper", name};
-  all.insert(all.end(), args.begin(), args.end());
-  return spawn_self(all, {}, timeout);
+  return helper_client::instance().call(name, args, timeout);
+}
+
+process_result case_context::start_helper(std::chrono::milliseconds timeout) {
+  return helper_client::instance().call(std::string(helper_ping), {}, timeout);
 }
 
 process_result

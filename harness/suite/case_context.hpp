@@ -53,11 +53,16 @@ public:
   /// not_supported only on the simulated driver: for what the CPU model cannot show.
   void not_supported_on_simulator(const std::string &reason);
 
-  /// Runs `cuparity helper <name> <args...>` (fork+exec of this same binary, never a bare fork)
-  /// with this process's environment; used by cases that need a second process (IPC).
+  /// Runs helper `name` in a second process of this same binary and environment (never a bare
+  /// fork): the cell's helper server, started at the first request and reused by every case of
+  /// the cell (harness/suite/helper_client.hpp). For cases that need another process (IPC).
   [[nodiscard]] process_result spawn_helper(const std::string &name,
                                             const std::vector<std::string> &args,
                                             std::chrono::milliseconds timeout);
+
+  /// Has the cell's helper server up (a request that runs no helper): for a case that times
+  /// something against a helper's answer and must not count the server's start-up.
+  [[nodiscard]] process_result start_helper(std::chrono::milliseconds timeout);
 
   /// Runs this binary with `args` under this process's environment changed by `changes` (a value
   /// of std::nullopt removes the variable): for cases about start-up behaviour.

@@ -1,4 +1,4 @@
-// Helper entry points: code a case runs in a second process (`cuparity helper <name> ...`).
+// Helper entry points: code a case runs in a second process (the cell's helper server).
 #pragma once
 
 #include "harness/driver/driver.hpp"
@@ -10,8 +10,11 @@
 namespace cuparity {
 
 /// A helper gets a driver opened from its own (inherited) environment and its arguments; it
-/// returns the process exit code and may print results on stdout for the case to read.
-using helper_fn = std::function<int(driver &, const std::vector<std::string> &args)>;
+/// returns its exit code (0 = all good) and appends what the case should read to `out`. One
+/// helper process serves every request of its cell, so a helper leaves nothing behind: what it
+/// opens it closes, and it restores the current context it found.
+using helper_fn =
+    std::function<int(driver &, const std::vector<std::string> &args, std::string &out)>;
 
 class helper_registry {
 public:

@@ -21,7 +21,7 @@ import subprocess
 import sys
 from typing import Any
 
-VOLATILE_TOP = {"provenance", "started", "finished", "functional_wall_s"}
+VOLATILE_TOP = {"provenance", "started", "finished", "functional_wall_s", "breakdown"}
 VOLATILE_ANYWHERE = {"duration_ms", "startup_ms"}
 
 

@@ -16,7 +16,7 @@ TEST_CASE("every event kind has one distinct name that parses back", "[protocol]
   names.insert(std::string(to_string(event_kind::name)));
   CUPARITY_EVENTS(CHECK_EVENT)
 #undef CHECK_EVENT
-  CHECK(names.size() == 9);
+  CHECK(names.size() == 10);
   CHECK_FALSE(parse_event_kind("case_ended"));
   CHECK(event_of(make_event(event_kind::case_end, {{"case", "a.b.c"}})) == event_kind::case_end);
   CHECK_FALSE(event_of(nlohmann::json{{"event", 5}}));
@@ -31,7 +31,7 @@ TEST_CASE("every record type has one distinct name that parses back", "[protocol
   names.insert(name);
   CUPARITY_RECORDS(CHECK_RECORD)
 #undef CHECK_RECORD
-  CHECK(names.size() == 13);
+  CHECK(names.size() == 14);
   CHECK(to_string(record_type::case_result) == "case"); // the on-disk name since results/1
   CHECK(is_record(make_record(record_type::run), record_type::run));
   CHECK_FALSE(is_record(nlohmann::json{{"type", "runs"}}, record_type::run));

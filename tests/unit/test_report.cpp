@@ -280,6 +280,9 @@ latency (3 rounds; median per round, robust CV and CV over the rounds; facade ov
   PAIRED mem.copy in A=1,B=-: not measured (the nvidia backend has no cuMemcpy)
   noise: 1 of 2 probes spread beyond the 3% robust-CV target (largest: mem.copy 50%); the driver-free host.spin spread up to 4.6% over the same rounds
   BASELINE mem.copy A=0,B=-: regression (ratio 1.5)
+time summed over 4 cell processes: process start 0.0 s, cuInit 0.0 s, primary context 0.0 s, waiting for the GPU lock 0.0 s, cases 0.0 s (helpers 0.0 s, 0 helper starts 0.0 s), exit 0.0 s
+  by suite: mem 0.0 s; stream 0.0 s; launch 0.0 s
+  costliest cases: mem.alloc 0.0 s (max 0.0 s); stream.sync 0.0 s (max 0.0 s); launch.long 0.0 s (max 0.0 s)
 cuparity: report <&> "fixture": 9 results in 5 cells, 2 semantic groups; 6 problems, 2 divergences, 2 allowed non-passes; functional phase 12.3 s: FAILED
 )txt";
 

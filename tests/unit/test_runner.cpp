@@ -504,8 +504,8 @@ TEST_CASE("cell file names are bounded, and long ids that share a prefix stay ap
 
 namespace {
 
-/// Two cells whose IPC cases start helpers (ipc.event.cross_process keeps its helper waiting
-/// for about 2 s), so a kill at any moment finds a cell, and often a helper, alive.
+/// Two cells whose IPC cases start helper servers (each lives from its cell's first IPC case to
+/// the cell's end), so a kill at any moment finds a cell, and often a helper, alive.
 const char *ipc_cells = R"(
 [matrix]
 cases = ["context.current.none", "ipc.event.cross_process", "ipc.mem.child_roundtrip"]
@@ -522,17 +522,16 @@ process_spec marked_run(std::vector<std::string> args, const std::string &marker
   return spec;
 }
 
-/// Polls the run's processes until one of them is the helper named `helper` (returned: every
-/// pid seen meanwhile), or 60 s pass.
-std::set<int> until_helper_runs(const std::string &marker, const std::string &helper,
-                                bool &seen_helper) {
+/// Polls the run's processes until one of them is a cell's helper server (returned: every pid
+/// seen meanwhile), or 60 s pass.
+std::set<int> until_helper_runs(const std::string &marker, bool &seen_helper) {
   std::set<int> seen;
   seen_helper = false;
   for (int i = 0; i < 3000 && !seen_helper; ++i) {
     for (int pid : test::marked_processes(marker)) {
       seen.insert(pid);
       seen_helper =
-          seen_helper || test::command_line(pid).find(" helper " + helper) != std::string::npos;
+          seen_helper || test::command_line(pid).find(" helper --serve") != std::string::npos;
     }
     if (!seen_helper)
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -568,7 +567,7 @@ TEST_CASE("SIGKILL of the runner: its cells and helpers die with it, their /dev/
     child_process runner(marked_run({m, "--out", dir + "/cut", "-j", "2"}, marker),
                          dir + "/runner.log");
     bool helper = false;
-    seen = until_helper_runs(marker, "ipc.event.wait", helper);
+    seen = until_helper_runs(marker, helper);
     REQUIRE(helper);
     ::kill(runner.pid(), SIGKILL); // the runner alone, as the OOM killer would
     (void)runner.wait();
@@ -602,7 +601,7 @@ TEST_CASE("SIGINT and SIGTERM: exit 130 and 143, no process left, finished cases
   const int sig = GENERATE(SIGINT, SIGTERM);
   const int code = sig == SIGINT ? 130 : 143;
   INFO("signal " << sig);
-  // four_cells plus a case whose helper waits ~2 s: the signal comes while one runs, so the
+  // four_cells plus a case with a helper: the signal comes while a helper server runs, so the
   // helpers (in process groups of their own) must die with the cells the runner kills.
   std::string matrix_text = four_cells;
   matrix_text.replace(matrix_text.find("\"alloc.copy.dtod\""), 17,
@@ -627,7 +626,7 @@ TEST_CASE("SIGINT and SIGTERM: exit 130 and 143, no process left, finished cases
   {
     child_process runner(marked_run({m, "--out", dir + "/cut"}, marker), dir + "/runner.log");
     bool helper = false;
-    (void)until_helper_runs(marker, "ipc.event.wait", helper);
+    (void)until_helper_runs(marker, helper);
     REQUIRE(helper);
     before = case_records(dir + "/cut").size();
     ::kill(runner.pid(), sig);
@@ -660,21 +659,22 @@ TEST_CASE("SIGINT and SIGTERM: exit 130 and 143, no process left, finished cases
 
 TEST_CASE("a cell killed by its watchdog takes its IPC helper with it", "[runner][orphans]") {
   auto dir = scratch("orphans_watchdog");
-  // The case spins 2 s on the simulated GPU while its helper waits for the IPC event; the
-  // watchdog kills the cell first.
+  // The helper's cuIpcOpenEventHandle takes 5 s (an injected delay); the watchdog kills the cell
+  // at 1.5 s, while its helper server is inside that call.
   auto m = write(dir + "/m.toml", R"(
 [matrix]
 cases = ["ipc.event.cross_process"]
 case_timeout_s = 1.5
 [axes]
 NUMBA_CUDA_USE_NVIDIA_BINDING = ["0"]
+CUPARITY_SIM_FAULTS = ["cuIpcOpenEventHandle:delay_ns=5000000000"]
 )");
   const std::string marker = test::new_run_marker("watchdog");
   process_result r;
   {
     child_process runner(marked_run({m, "--out", dir + "/out"}, marker), dir + "/runner.log");
     bool helper = false;
-    (void)until_helper_runs(marker, "ipc.event.wait", helper);
+    (void)until_helper_runs(marker, helper);
     REQUIRE(helper);
     r = runner.wait();
   }
