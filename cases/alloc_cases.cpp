@@ -248,8 +248,10 @@ void free_invalid(case_context &ctx) {
 } // namespace
 
 CUPARITY_CASE_FILE(register_alloc_cases) {
-  registry.add({"alloc.sizes.pattern", "1 B to 256 MiB: memset pattern, end markers, checksum",
-                sizes_pattern});
+  registry
+      .add({"alloc.sizes.pattern", "1 B to 256 MiB: memset pattern, end markers, checksum",
+            sizes_pattern})
+      .cost_s = 1.0; // copies every size both ways
   registry.add({"alloc.errors.zero", "a zero-size allocation is refused; the context stays usable",
                 errors_zero});
   registry.add({"alloc.errors.absurd", "an absurd size is refused; the context stays usable",

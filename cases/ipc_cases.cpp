@@ -329,19 +329,24 @@ void mem_staged(case_context &ctx) {
 } // namespace
 
 CUPARITY_CASE_FILE(register_ipc_cases) {
-  registry.add({"ipc.mem.child_roundtrip",
-                "a child opens a memory handle, checks the pattern, writes a new one back",
-                mem_child_roundtrip});
-  registry.add(
-      {"ipc.mem.offset", "an interior pointer shared as base handle plus offset", mem_offset});
+  registry
+      .add({"ipc.mem.child_roundtrip",
+            "a child opens a memory handle, checks the pattern, writes a new one back",
+            mem_child_roundtrip})
+      .cost_s = 1.0; // a helper request (the first starts the server)
+  registry
+      .add({"ipc.mem.offset", "an interior pointer shared as base handle plus offset", mem_offset})
+      .cost_s = 1.0; // a helper request (the first starts the server)
   registry.add({"ipc.mem.open_in_exporter",
                 "opening a handle in its exporting process; exporting an interior pointer",
                 mem_open_in_exporter});
-  registry.add(
-      {"ipc.mem.close_reopen", "close and reopen a handle in the child", mem_close_reopen});
-  registry.add({"ipc.event.cross_process",
-                "a child waits on the exporter's IPC event before reading its data",
-                event_cross_process});
+  registry.add({"ipc.mem.close_reopen", "close and reopen a handle in the child", mem_close_reopen})
+      .cost_s = 1.0; // a helper request (the first starts the server)
+  registry
+      .add({"ipc.event.cross_process",
+            "a child waits on the exporter's IPC event before reading its data",
+            event_cross_process})
+      .cost_s = 1.0; // a helper request (the first starts the server)
   registry.add({"ipc.mem.staged",
                 "a handle opened on its own device and staged through the host to device 1",
                 mem_staged});

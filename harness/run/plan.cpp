@@ -129,6 +129,26 @@ std::vector<work_cell> plan_work(const matrix &m, const plan_filter &filter) {
   return work;
 }
 
+double work_cost(const work_cell &w) {
+  double cost = 0;
+  for (const auto &id : w.cases) {
+    const case_def *d = case_registry::instance().find(id);
+    cost += d ? d->cost_s : case_def{}.cost_s;
+  }
+  return cost;
+}
+
+void order_by_cost(std::vector<work_cell> &work) {
+  std::vector<std::pair<double, work_cell>> costed;
+  costed.reserve(work.size());
+  for (auto &w : work)
+    costed.emplace_back(work_cost(w), std::move(w));
+  std::stable_sort(costed.begin(), costed.end(),
+                   [](const auto &a, const auto &b) { return a.first > b.first; });
+  for (std::size_t i = 0; i < work.size(); ++i)
+    work[i] = std::move(costed[i].second);
+}
+
 std::vector<planned_pair> planned_pairs(const matrix &m, const plan_filter &filter) {
   std::vector<planned_pair> out;
   for_each_planned(m, filter, [&](const cell &c, const std::string &case_id) {

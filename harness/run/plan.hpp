@@ -68,6 +68,14 @@ struct plan_filter {
 /// without a case.
 [[nodiscard]] std::vector<work_cell> plan_work(const matrix &m, const plan_filter &filter);
 
+/// The summed cost of a cell's cases (case_def::cost_s; a case the registry lacks costs as little
+/// as an ordinary one).
+[[nodiscard]] double work_cost(const work_cell &w);
+
+/// Puts the costliest cells first (stable: equal costs keep the matrix's order), so that with
+/// fewer jobs than cells the run does not end waiting on one long cell started last.
+void order_by_cost(std::vector<work_cell> &work);
+
 /// Every pair the plan holds, recorded or not (`filter.done` is ignored): what the run must
 /// cover for its verdict to be complete.
 [[nodiscard]] std::vector<planned_pair> planned_pairs(const matrix &m, const plan_filter &filter);

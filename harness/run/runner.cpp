@@ -311,7 +311,8 @@ int run_loaded(const run_options &opt, const matrix &m) {
   run_facts facts = start_facts(opt, in, identity, out);
   const std::vector<planned_pair> planned = planned_pairs(m, filter);
   filter.done = recorded_cases(out.previous);
-  const std::vector<work_cell> work = plan_work(m, filter);
+  std::vector<work_cell> work = plan_work(m, filter);
+  order_by_cost(work);
 
   results_writer results(in.results_path);
   record_start(results, m, facts, out, plan, planned_cases(work));

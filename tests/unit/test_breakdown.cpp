@@ -178,3 +178,42 @@ TEST_CASE("breakdown names reach the terminal escaped", "[report][breakdown]") {
   CHECK(text.find('\x1b') == std::string::npos);
   CHECK(text.find('\x07') == std::string::npos);
 }
+
+// ---- scheduling by cost
+
+#include "harness/run/plan.hpp"
+#include "harness/suite/case_registry.hpp"
+
+namespace {
+
+/// Registers the cases the scheduling test names, once (the test binary holds no case suites;
+/// no other test reads the registry).
+void register_costed_cases() {
+  static const bool done = [] {
+    case_registry::instance().add({"launch.sched_test.heavy", "a costly case", nullptr}).cost_s = 5.0;
+    case_registry::instance().add({"launch.sched_test.light", "a cheap case", nullptr}).cost_s = 0.5;
+    return true;
+  }();
+  (void)done;
+}
+
+} // namespace
+
+TEST_CASE("the costliest cells start first; equal costs keep the matrix's order", "[plan]") {
+  register_costed_cases();
+  const cell a{.id = "a"}, b{.id = "b"}, c{.id = "c"}, d{.id = "d"};
+  std::vector<work_cell> work = {
+      {&a, {"launch.sched_test.light"}},
+      {&b, {"launch.sched_test.light", "launch.sched_test.heavy"}},
+      {&c, {"not.registered.case"}}, // an unknown case costs as much as an ordinary one
+      {&d, {"launch.sched_test.light"}},
+  };
+  CHECK(work_cost(work[1]) == 5.5);
+  CHECK(work_cost(work[2]) == case_def{}.cost_s);
+  order_by_cost(work);
+  std::vector<std::string> order;
+  for (const auto &w : work)
+    order.push_back(w.c->id);
+  CHECK(order == std::vector<std::string>{"b", "a", "d", "c"});
+  CHECK(work[0].cases == std::vector<std::string>{"launch.sched_test.light", "launch.sched_test.heavy"});
+}
