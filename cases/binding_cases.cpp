@@ -2,8 +2,8 @@
 // functions and the driver path.
 #include "cases/support.hpp"
 #include "harness/driver/binding_audit.hpp"
-#include "harness/suite/case_registry.hpp"
 #include "harness/driver/driver_error.hpp"
+#include "harness/suite/case_registry.hpp"
 
 namespace cuparity::cases {
 namespace {
@@ -32,12 +32,7 @@ void resolve_audit(case_context &ctx) {
                 r.bound ? (r.expected_symbol.empty() ? r.bound_symbol : r.expected_symbol)
                         : std::string("missing"));
     if (!r.match)
-      mismatches +=
-          " " + r.entry + " (bound " + (r.bound_symbol.empty() ? "nothing" : r.bound_symbol) +
-          ", driver says " +
-          (r.expected ? (r.expected_symbol.empty() ? "an unnamed address" : r.expected_symbol)
-                      : "nothing") +
-          ")";
+      mismatches += " " + mismatch_text(r);
   }
   ctx.observe("flag", report.flag);
   ctx.expect(report.mismatches == 0, std::to_string(report.mismatches) +

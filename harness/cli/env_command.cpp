@@ -67,8 +67,7 @@ void print_text(const effective_config &c, const driver_facts &f, const std::vec
         << " entries, " << audit->mismatches << " mismatches\n";
       for (const auto &r : audit->rows)
         if (!r.match)
-          o << "  MISMATCH " << r.entry << ": bound " << r.bound_symbol << " @ "
-            << address_text(r.bound) << ", driver says " << r.expected_symbol << " @ "
+          o << "  MISMATCH " << mismatch_text(r) << ": " << address_text(r.bound) << " vs "
             << address_text(r.expected) << "\n";
     }
   }

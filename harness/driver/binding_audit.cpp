@@ -5,6 +5,23 @@
 
 namespace cuparity {
 
+std::string mismatch_text(const audit_row &r) {
+  auto name = [](const void *address, const std::string &symbol) {
+    return !address         ? std::string("nothing")
+           : symbol.empty() ? std::string("an unnamed address")
+                            : symbol;
+  };
+  std::string bound = name(r.bound, r.bound_symbol);
+  std::string expected = name(r.expected, r.expected_symbol);
+  // Same name, other address: a library in front of the driver (a shim) or a second driver
+  // loaded beside it; only the files tell the two apart.
+  if (r.bound && r.expected && bound == expected) {
+    bound += " in " + (r.bound_library.empty() ? "an unknown file" : r.bound_library);
+    expected += " in " + (r.expected_library.empty() ? "an unknown file" : r.expected_library);
+  }
+  return r.entry + " (bound " + bound + ", driver says " + expected + ")";
+}
+
 audit_report audit_bindings(driver &d) {
   audit_report report;
   d.resolve_all();
@@ -33,6 +50,8 @@ audit_report audit_bindings(driver &d) {
     row.symbol_status = static_cast<int>(status);
     row.expected = expected;
     row.expected_symbol = symbol_at(expected);
+    row.bound_library = library_at(b.address);
+    row.expected_library = library_at(expected);
     // The nvidia backend binds cuGetProcAddress_v2 itself through dlsym; asking the driver for
     // "cuGetProcAddress" answers with the same function, so the rule holds for it too.
     row.match = row.bound == row.expected;

@@ -14,11 +14,17 @@ struct audit_row {
   const void *bound = nullptr;
   std::string bound_symbol;
   const void *expected = nullptr;
-  std::string expected_symbol; ///< dladdr name of the driver's answer
+  std::string expected_symbol;  ///< dladdr name of the driver's answer
+  std::string bound_library;    ///< dladdr file of the bound address
+  std::string expected_library; ///< dladdr file of the driver's answer
   int query_result = 0;
   int symbol_status = 0;
   bool match = false;
 };
+
+/// What differs in a mismatched row, in words: the names, or, where the names agree, the files
+/// the two addresses lie in ("cuX (bound cuX in a.so, driver says cuX in b.so)").
+[[nodiscard]] std::string mismatch_text(const audit_row &r);
 
 struct audit_report {
   bool supported = true;

@@ -53,4 +53,11 @@ std::string symbol_at(const void *address) {
   return {};
 }
 
+std::string library_at(const void *address) {
+  Dl_info info{};
+  if (address && dladdr(address, &info) != 0 && info.dli_fname)
+    return info.dli_fname;
+  return {};
+}
+
 } // namespace cuparity

@@ -47,4 +47,8 @@ private:
 /// The exported symbol name dladdr reports for an address ("" when none).
 [[nodiscard]] std::string symbol_at(const void *address);
 
+/// The file of the loaded object an address lies in, as dladdr reports it ("" when none): what
+/// tells two functions of the same name apart (a shim's and the driver's).
+[[nodiscard]] std::string library_at(const void *address);
+
 } // namespace cuparity

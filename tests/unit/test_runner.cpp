@@ -269,8 +269,14 @@ CUPARITY_SIM_FAULTS = ["cuMemcpyDtoH_v2:corrupt"]
   auto s = summary_of(dir + "/a");
   // Both cases read their results back with cuMemcpyDtoH: both fail, in both cells.
   REQUIRE(s["problems"].size() == 4);
-  for (const auto &p : s["problems"])
+  for (const auto &p : s["problems"]) {
     CHECK(p["kind"] == "failure");
+    // The message states the difference: the corrupted first byte, not "0 bytes wrong".
+    if (p["case"] == "alloc.sizes.pattern")
+      CHECK_THAT(p["message"].get<std::string>(),
+                 Catch::Contains("after 1 bytes were copied back: byte 0 is 0xEE, not the start "
+                                 "marker 0x11"));
+  }
 
   // The written baseline accepts exactly those failures...
   auto again = test::run_cuparity(

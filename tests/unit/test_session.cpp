@@ -190,3 +190,27 @@ TEST_CASE("the audit is not supported on a driver without cuGetProcAddress_v2",
   CHECK_FALSE(report.supported);
   CHECK_THAT(report.not_supported_reason, Catch::Contains("cuGetProcAddress_v2"));
 }
+
+TEST_CASE("an audit mismatch names what differs: the symbols, or the files behind equal names",
+          "[audit]") {
+  int a = 0, b = 0;
+  audit_row r;
+  r.entry = "cuGetProcAddress";
+  r.bound = &a;
+  r.bound_symbol = "cuGetProcAddress_v2";
+  r.bound_library = "/opt/shim/libcuda.so.1";
+  r.expected = &b;
+  r.expected_symbol = "cuGetProcAddress_v2";
+  r.expected_library = "/usr/lib/libcuda.so.580";
+  // A forwarding driver handing out the real driver's function: the names agree, the files do not.
+  CHECK(mismatch_text(r) ==
+        "cuGetProcAddress (bound cuGetProcAddress_v2 in /opt/shim/libcuda.so.1, driver says "
+        "cuGetProcAddress_v2 in /usr/lib/libcuda.so.580)");
+  r.expected_symbol = "cuGetProcAddress";
+  CHECK(mismatch_text(r) ==
+        "cuGetProcAddress (bound cuGetProcAddress_v2, driver says cuGetProcAddress)");
+  r.expected = nullptr;
+  CHECK(mismatch_text(r) == "cuGetProcAddress (bound cuGetProcAddress_v2, driver says nothing)");
+  r.bound_symbol.clear();
+  CHECK(mismatch_text(r) == "cuGetProcAddress (bound an unnamed address, driver says nothing)");
+}
