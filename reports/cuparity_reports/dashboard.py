@@ -1,4 +1,4 @@
-"""Builds the self-contained HTML dashboard (grid, details, latency, history) for one or more runs."""
+"""Builds the self-contained HTML dashboard (grid, details, latency, time breakdown, history) for one or more runs."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Iterable, Sequence
 from . import __version__
 from .reader import Run
 from .templating import render, stylesheet
+from .views.breakdown import breakdown_view
 from .views.cells import cells_view
 from .views.coverage import coverage_view
 from .views.details import details_view
@@ -42,6 +43,7 @@ def render_page(run: Run, history_runs: Sequence[Run] = (), title: str | None = 
         cells=cells_view(ix),
         details=details_view(ix),
         latency=latency_view(ix, run),
+        breakdown=breakdown_view(ix),
         history=history_view(history_runs),
         generated=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         version=__version__,
@@ -60,6 +62,7 @@ def check_renderable(run: Run) -> None:
     cells_view(ix)
     details_view(ix)
     latency_view(ix, run, draw=False)
+    breakdown_view(ix)
     history_view([run, run], draw=False)
 
 

@@ -2,9 +2,9 @@
 
 The dashboard must show each summary's verdict (with its own badge), its coverage (the judge's
 message and every pair it listed as missing, duplicated or unplanned; none for older summaries),
-mark each of its divergences (and no other), and list each latency comparison with the runner's
-verdict; `scripts/report compare` must show what
-`cuparity compare` computed, and `cuparity compare` must agree with the runner's own
+mark each of its divergences (and no other), list each latency comparison with the runner's
+verdict, and show the runner's time breakdown as written (none for older summaries);
+`scripts/report compare` must show what `cuparity compare` computed, and `cuparity compare` must agree with the runner's own
 --latency-baseline rows. Nothing here recomputes a verdict: it reads them and looks for them.
 """
 
@@ -175,6 +175,19 @@ def check_coverage(page: Page, summary: dict[str, Any]) -> None:
         assert (f"coverage-{l}-capped" in page.ids) == (cov[f"{l}_count"] > len(cov[l])), l
 
 
+def check_breakdown(page: Page, summary: dict[str, Any]) -> None:
+    """The runner's breakdown as written: its costliest cases in its order, each of its suites, its
+    longest cell where it named one; none where the summary has no breakdown (older summaries)."""
+    b = summary.get("breakdown")
+    if b is None:
+        assert not any(i.startswith("breakdown") for i in page.ids)
+        return
+    assert {"breakdown", "breakdown-parts"} <= page.ids
+    assert [r[0] for r in page.tables.get("breakdown-cases", [[]])[1:]] == [c["case"] for c in b["cases"]]
+    assert sorted(r[0] for r in page.tables.get("breakdown-suites", [[]])[1:]) == sorted(b["suites_ms"])
+    assert ("breakdown-longest-cell" in page.ids) == bool(b["longest_cell"]["cell"])
+
+
 @pytest.mark.parametrize("path", COMMITTED + FIXTURE_SUMMARIES, ids=name)
 def test_dashboard_shows_the_runners_verdicts(path: Path) -> None:
     summary = json.loads(path.read_text())
@@ -182,6 +195,7 @@ def test_dashboard_shows_the_runners_verdicts(path: Path) -> None:
     assert page.verdict.strip() == summary["verdict"]
     assert page.verdict_class == f"v-{summary['verdict']}"  # each of the judge's words has its badge
     check_coverage(page, summary)
+    check_breakdown(page, summary)
     assert shown_marks(page) == expected_marks(summary)
     divs: dict[tuple[str, str], set[str]] = {}
     for d in summary["divergences"]:

@@ -281,3 +281,103 @@ def test_duplicated_coverage_pairs_as_the_judge_wrote_them(tmp_path: Path, cupar
     assert f'<tr><td class="mono">{pair["cell"]}</td><td class="mono">{pair["case"]}</td></tr>' in \
         block[block.index('id="coverage-duplicated"'):]
     assert cov["message"] in html.unescape(block)
+
+
+# A breakdown in the scale of an H200 run (the fixtures' simulated cases take milliseconds). The six
+# disjoint parts sum to 205 s; the suites sum to the 92.25 s of case time, two of them tied.
+BREAKDOWN = {
+    "wall_s": 73.14, "processes": 120, "helper_starts": 16,
+    "summed_ms": {"process_start": 10250.0, "cuInit": 41000.0, "primary_ctx": 20500.0, "gpu_lock_wait": 30750.0,
+                  "cases": 92250.0, "helpers": 24600.0, "helper_start": 8000.0, "exit": 10250.0},
+    "suites_ms": {"alloc": 18510.0, "context": 1500.0, "device": 1500.0, "ipc": 60000.0, "stream": 10740.0},
+    "cases": [{"case": "ipc.mem.peer_device", "summed_ms": 24000.0, "max_ms": 3100.0, "runs": 8},
+              {"case": "stream.default.semantics", "summed_ms": 9040.0, "max_ms": 1250.0, "runs": 8},
+              {"case": "alloc.copy.dtod", "summed_ms": 9000.0, "max_ms": 1960.0, "runs": 7}],
+    "longest_cell": {"cell": "nv=1", "wall_ms": 11520.0},
+}
+
+
+def with_breakdown(tmp_path: Path, breakdown: dict) -> str:
+    """The page of latency-a (whose breakdown the judge wrote) with `breakdown` in its place."""
+    summary = json.loads((FIXTURES / "latency-a" / "summary.json").read_text())
+    summary["breakdown"] = breakdown
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    return build([load_run(tmp_path)])
+
+
+def table_rows(page: str, ident: str) -> list[list[str]]:
+    """The body rows of the table `ident`, each as its cells' text."""
+    table = page[page.index(f'id="{ident}"'):]
+    body = table[table.index("<tbody>"):table.index("</table>")]
+    return [[html.unescape(re.sub(r"<[^>]*>", "", c)) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+            for row in re.findall(r"<tr>(.*?)</tr>", body)]
+
+
+def test_breakdown_shows_the_runners_parts_with_their_shares(tmp_path: Path) -> None:
+    page = with_breakdown(tmp_path, BREAKDOWN)
+    assert 'id="breakdown"' in page and page.index('id="latency"') < page.index('id="breakdown"')
+    assert "The functional phase took 73.1 s of wall clock" in page and "its 120 cell processes" in page
+    rows = table_rows(page, "breakdown-parts")
+    assert [(r[1], r[2]) for r in rows] == [
+        ("10.2 s", "5.0 %"), ("41.0 s", "20.0 %"), ("20.5 s", "10.0 %"), ("30.8 s", "15.0 %"), ("92.2 s", "45.0 %"),
+        ("24.6 s", ""), ("8.0 s", ""), ("10.2 s", "5.0 %"), ("205.0 s", "100.0 %")]
+    assert [r[0].split(" (")[0] for r in rows] == [
+        "process start", "cuInit", "primary context", "waiting for the GPU lock", "cases", "↳ in helper requests",
+        "↳ starting helper servers", "exit", "summed parts"]
+    assert "(16 starts, within helper requests)" in rows[6][0]
+
+
+def test_breakdown_lists_suites_costliest_first_and_cases_as_written(tmp_path: Path) -> None:
+    page = with_breakdown(tmp_path, BREAKDOWN)
+    # Ties (context, device) keep the runner's name order.
+    assert table_rows(page, "breakdown-suites") == [
+        ["ipc", "60.0 s", "65.0 %"], ["alloc", "18.5 s", "20.1 %"], ["stream", "10.7 s", "11.6 %"],
+        ["context", "1.5 s", "1.6 %"], ["device", "1.5 s", "1.6 %"]]
+    assert table_rows(page, "breakdown-cases") == [
+        ["ipc.mem.peer_device", "8", "24.0 s", "3.1 s"], ["stream.default.semantics", "8", "9.0 s", "1.2 s"],
+        ["alloc.copy.dtod", "7", "9.0 s", "2.0 s"]]
+    longest = page[page.index('id="breakdown-longest-cell"'):]
+    assert longest.startswith('id="breakdown-longest-cell">Longest cell: <span class="mono">nv=1</span>, '
+                              "its processes lived 11.5 s.</p>")
+
+
+def test_a_breakdown_of_nothing_shows_its_parts_only(tmp_path: Path) -> None:
+    """An empty run: no suites, no cases, no cell named (the runner read no cell_exit records); the shares
+    of a zero total are dashes, not a division by zero."""
+    empty = {**BREAKDOWN, "processes": 0, "helper_starts": 0, "summed_ms": dict.fromkeys(BREAKDOWN["summed_ms"], 0),
+             "suites_ms": {}, "cases": [], "longest_cell": {"cell": "", "wall_ms": 0}}
+    page = with_breakdown(tmp_path, empty)
+    assert {r[2] for r in table_rows(page, "breakdown-parts")} == {"–", ""}
+    for ident in ("breakdown-suites", "breakdown-cases", "breakdown-longest-cell"):
+        assert f'id="{ident}"' not in page
+
+
+def test_the_judges_breakdown_of_the_fixture_records() -> None:
+    """latency-a's breakdown is `cuparity merge`'s of make_fixtures' records: what it wrote is shown."""
+    breakdown = json.loads((FIXTURES / "latency-a" / "summary.json").read_text())["breakdown"]
+    page = render("latency-a")
+    assert [r[0] for r in table_rows(page, "breakdown-cases")] == [c["case"] for c in breakdown["cases"]]
+    assert [r[0] for r in table_rows(page, "breakdown-suites")] == \
+        sorted(breakdown["suites_ms"], key=lambda s: -breakdown["suites_ms"][s])
+    assert f'<span class="mono">{breakdown["longest_cell"]["cell"]}</span>' in page
+    # One shard merged alone: the judge read no cell_exit records, so it names no longest cell.
+    incomplete = render("incomplete")
+    assert 'id="breakdown-parts"' in incomplete and 'id="breakdown-longest-cell"' not in incomplete
+
+
+def test_older_summaries_show_no_breakdown() -> None:
+    for name in ("cmp-a", "sim-div", "h200-trimmed.summary.json", "interrupted"):
+        assert 'id="breakdown' not in render(name), name
+
+
+def test_breakdown_text_is_escaped(tmp_path: Path) -> None:
+    hostile = {**BREAKDOWN, "suites_ms": {XSS_RAW[0]: 1.0, "ipc\x1b[2J": 2.0},
+               "cases": [{"case": XSS_RAW[1], "summed_ms": 1.0, "max_ms": 1.0, "runs": 1}],
+               "longest_cell": {"cell": XSS_RAW[2] + "\u202e", "wall_ms": 1.0}}
+    page = with_breakdown(tmp_path, hostile)
+    block = page[page.index('id="breakdown"'):]
+    for raw in XSS_RAW:
+        assert raw not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in block and "&#34;&gt;&lt;img src=x onerror" in block
+    assert r"ipc\x1b[2J" in block and r"&lt;img src=x\u202e" in block and "\x1b" not in page
+    assert not any(t in ("script", "img") for t, _ in parse(block).tags)

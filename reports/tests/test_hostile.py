@@ -41,6 +41,16 @@ def put(data: Any, path: list[Any], value: Any) -> Any:
     return out
 
 
+def without(data: Any, path: list[Any]) -> Any:
+    """A copy of `data` without the member at `path`."""
+    out = put(data, path, None)
+    target = out
+    for step in path[:-1]:
+        target = target[step]
+    del target[path[-1]]
+    return out
+
+
 def write(path: Path, data: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data))
@@ -100,6 +110,44 @@ def test_a_coverage_its_own_counts_contradict_is_exit_2(tmp_path: Path, member: 
     """As the judge's own reader refuses a count below its list, the page refuses to show a coverage
     whose `complete` or counts cannot be what the judge wrote; `history add` refuses to store it."""
     summary = bad_summary(tmp_path, {"base": "incomplete", "path": member, "value": value})
+    for argv in (["dashboard", str(summary.parent), "--output", str(tmp_path / "d.html")],
+                 ["history", "add", str(summary.parent), "--store", str(tmp_path / "store")]):
+        assert main(argv) == 2, argv
+        assert capsys.readouterr().err == f"cuparity-report: error: {summary}: {says}\n", argv
+    assert not (tmp_path / "d.html").exists() and not (tmp_path / "store").exists()
+
+
+MISSING = object()  # the member taken out rather than set
+
+
+@pytest.mark.parametrize("member, value, says", [
+    (["breakdown", "wall_s"], -0.5, "breakdown.wall_s: expected a time, got -0.5"),
+    (["breakdown", "processes"], -1, "breakdown.processes: expected a count, got -1"),
+    (["breakdown", "summed_ms", "cases"], -128.2, "breakdown.summed_ms.cases: expected a time, got -128.2"),
+    (["breakdown", "summed_ms", "exit"], float("nan"), "breakdown.summed_ms.exit: expected a time, got NaN"),
+    (["breakdown", "summed_ms", "cuInit"], float("inf"), "breakdown.summed_ms.cuInit: expected a time, got Infinity"),
+    (["breakdown", "helper_starts"], -2, "breakdown.helper_starts: expected a count, got -2"),
+    (["breakdown", "suites_ms", "alloc"], -24.2, "breakdown.suites_ms.alloc: expected a time, got -24.2"),
+    (["breakdown", "cases", 0, "summed_ms"], -1, "breakdown.cases[0].summed_ms: expected a time, got -1"),
+    (["breakdown", "cases", 1, "runs"], -2, "breakdown.cases[1].runs: expected a count, got -2"),
+    (["breakdown", "longest_cell", "wall_ms"], -126.5, "breakdown.longest_cell.wall_ms: expected a time, got -126.5"),
+    (["breakdown", "cases", 0, "case"], MISSING, "breakdown.cases[0].case: expected a string, got nothing"),
+    (["breakdown", "summed_ms", "helpers"], MISSING, "breakdown.summed_ms.helpers: expected a number, got nothing"),
+    (["breakdown", "processes"], MISSING, "breakdown.processes: expected an integer, got nothing"),
+    (["breakdown", "suites_ms"], MISSING, "breakdown.suites_ms: expected an object, got nothing"),
+    (["breakdown", "cases"], MISSING, "breakdown.cases: expected a list, got nothing"),
+    (["breakdown", "longest_cell"], MISSING, "breakdown.longest_cell: expected an object, got nothing"),
+], ids=["negative-wall", "negative-processes", "negative-part", "nan-part", "infinite-part", "negative-starts",
+        "negative-suite", "negative-case-time", "negative-runs", "negative-cell-wall", "case-without-id",
+        "part-missing", "processes-missing", "suites-missing", "cases-missing", "longest-cell-missing"])
+def test_a_garbled_breakdown_is_exit_2(tmp_path: Path, member: list[Any], value: Any, says: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """The runner writes every member of its breakdown, each time and count at least 0 (and finite): a
+    summary with one missing, negative or NaN is garbled, refused by the page and by `history add`
+    (wrong kinds are in wrong-types.json)."""
+    base = json.loads((FIXTURES / "latency-a" / "summary.json").read_text())
+    data = without(base, member) if value is MISSING else put(base, member, value)
+    summary = write(tmp_path / "run" / "summary.json", data)
     for argv in (["dashboard", str(summary.parent), "--output", str(tmp_path / "d.html")],
                  ["history", "add", str(summary.parent), "--store", str(tmp_path / "store")]):
         assert main(argv) == 2, argv
