@@ -1,0 +1,430 @@
+#!/usr/bin/env python3
+"""Records which driver symbols an installed CUDA Python package really binds.
+
+    python3 tools/capture/cuparity_capture.py --package cuda.bindings|numba --out FILE
+
+Run it with the Python that holds the package and under the environment to be audited (the
+per-thread default stream variables are read by the package, not by this script). It imports the
+package in this process, asks it for the function pointers it resolved, names each pointer with
+dladdr(3), and writes a versioned binding map (schema "cuparity.binding_map/1", described in
+tools/capture/README.md) for `cuparity audit --map FILE`. A package that fails to import or to
+load the driver is a result too: the map is written with status "import_failed" or
+"load_failed", the exception as "<Type>: <message>" and no entries.
+
+Exit status: 0 when a map was written, whatever its status; 2 for bad usage or an --out that
+cannot be written (the message names the path); 1 for a fault of this script itself.
+
+Standard library only, so that it runs under whatever Python holds the package. Importable:
+capture(kind) returns the map as a dict, write_map(doc, path) writes it atomically,
+base_function_name(raw) is the entry-name normalisation, describe_address(ptr) the dladdr lookup.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import ctypes
+import ctypes.util
+import datetime
+import importlib
+import importlib.metadata
+import json
+import os
+import platform
+import re
+import sys
+import tempfile
+
+SCHEMA = "cuparity.binding_map/1"
+
+KINDS = ("cuda.bindings", "numba")
+
+# Recorded as they are when the capture starts (None when unset).
+ENVIRONMENT_VARIABLES = (
+    "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM",
+    "NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM",
+    "NUMBA_CUDA_DRIVER",
+    "NUMBA_CUDA_USE_NVIDIA_BINDING",
+    "CUDA_VISIBLE_DEVICES",
+    "LD_LIBRARY_PATH",
+)
+
+# cuda.bindings: the module whose _inspect_function_pointers() returns the resolved driver table.
+# 12.x/13.x keep it in _bindings.cydriver; newer trees generate it as _internal.driver. The first
+# that imports and has the function is used.
+CUDA_BINDINGS_TABLE_MODULES = ("cuda.bindings._bindings.cydriver", "cuda.bindings._internal.driver")
+CUDA_BINDINGS_DISTRIBUTIONS = ("cuda-bindings", "cuda-python")
+
+NUMBA_DRIVER_MODULE = "numba.cuda.cudadrv.driver"
+NUMBA_PROTOTYPES_MODULE = "numba.cuda.cudadrv.drvapi"
+NUMBA_DISTRIBUTIONS = ("numba-cuda", "numba")
+
+_SUFFIX = re.compile(r"_(?:v[0-9]+|ptds|ptsz)$")
+
+
+class CaptureFailed(Exception):
+    """The package could not be captured; status is "import_failed" or "load_failed"."""
+
+    def __init__(self, status: str, error: str):
+        super().__init__(error)
+        self.status = status
+        self.error = error
+
+
+def describe_exception(e: BaseException) -> str:
+    return f"{type(e).__name__}: {e}"
+
+
+def base_function_name(raw: str) -> str:
+    """The name cuGetProcAddress takes for a package's key or a driver symbol.
+
+    Leading underscores go, then trailing `_v<N>`, `_ptds` and `_ptsz` suffixes, repeatedly:
+    "__cuMemcpyHtoD_v2" -> "cuMemcpyHtoD", "cuMemcpyHtoD_v2_ptds" -> "cuMemcpyHtoD",
+    "__cuCtxCreate_v4" -> "cuCtxCreate", "cuStreamSynchronize" stays.
+    """
+    name = raw.lstrip("_")
+    while True:
+        m = _SUFFIX.search(name)
+        if m is None or m.start() == 0:
+            return name
+        name = name[: m.start()]
+
+
+# --- dladdr ---------------------------------------------------------------------------------
+
+
+class _DlInfo(ctypes.Structure):
+    _fields_ = [
+        ("dli_fname", ctypes.c_char_p),
+        ("dli_fbase", ctypes.c_void_p),
+        ("dli_sname", ctypes.c_char_p),
+        ("dli_saddr", ctypes.c_void_p),
+    ]
+
+
+_dladdr = None
+
+
+def _load_dladdr():
+    global _dladdr
+    if _dladdr is not None:
+        return _dladdr
+    candidates = [None]  # the process: glibc >= 2.34 has dladdr in libc
+    for name in (ctypes.util.find_library("dl"), "libdl.so.2", ctypes.util.find_library("c")):
+        if name:
+            candidates.append(name)
+    for lib in candidates:
+        try:
+            fn = ctypes.CDLL(lib).dladdr
+        except (OSError, AttributeError):
+            continue
+        fn.argtypes = [ctypes.c_void_p, ctypes.POINTER(_DlInfo)]
+        fn.restype = ctypes.c_int
+        _dladdr = fn
+        return fn
+    raise RuntimeError("dladdr is not available (neither in the process nor in libdl)")
+
+
+_POINTER_MASK = (1 << (8 * ctypes.sizeof(ctypes.c_void_p))) - 1
+
+
+def _as_address(value) -> int:
+    """A pointer as an unsigned address (intptr_t values may come back negative)."""
+    return int(value) & _POINTER_MASK
+
+
+def describe_address(address: int):
+    """(symbol, library) for a function pointer, from dladdr.
+
+    (None, None) for a null pointer or one no loaded object contains. symbol is None unless an
+    exported dynamic symbol starts exactly at the address: dladdr names the nearest symbol below,
+    which for a pointer into a hidden function (a driver's internal twin) is another function.
+    """
+    address = _as_address(address)
+    if address == 0:
+        return None, None
+    info = _DlInfo()
+    if _load_dladdr()(ctypes.c_void_p(address), ctypes.byref(info)) == 0:
+        return None, None
+    library = os.fsdecode(info.dli_fname) if info.dli_fname else None
+    symbol = None
+    if info.dli_sname and info.dli_saddr is not None and _as_address(info.dli_saddr) == address:
+        symbol = os.fsdecode(info.dli_sname)
+    return symbol, library or None
+
+
+def _entry(function: str, raw_name: str, address: int) -> dict:
+    symbol, library = describe_address(address)
+    return {"function": function, "raw_name": raw_name, "symbol": symbol, "library": library}
+
+
+# --- the driver the pointers live in ----------------------------------------------------------
+
+
+def _driver_of(entries) -> dict:
+    """The library most pointers live in, and cuDriverGetVersion called on it through ctypes."""
+    libraries = collections.Counter(e["library"] for e in entries if e["library"])
+    if not libraries:
+        return {"path": None, "version": None}
+    path = sorted(libraries.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+    return {"path": path, "version": _driver_version(path)}
+
+
+def _driver_version(path: str):
+    try:
+        # Already loaded by the package: NOLOAD takes that copy and never maps a second one.
+        lib = ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
+        fn = lib.cuDriverGetVersion
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.POINTER(ctypes.c_int)]
+    fn.restype = ctypes.c_int
+    version = ctypes.c_int(0)
+    if fn(ctypes.byref(version)) != 0:
+        return None
+    return version.value
+
+
+# --- package identity -------------------------------------------------------------------------
+
+
+def _owning_distribution(candidates, module_file):
+    """The installed distribution among candidates whose files include module_file.
+
+    Checking ownership, not just presence, keeps a shadowing copy on PYTHONPATH (or numba-cuda's
+    numba.cuda inside numba) from being reported with another distribution's version.
+    """
+    if not module_file:
+        return None
+    target = os.path.realpath(module_file)
+    base = os.path.basename(target)
+    for name in candidates:
+        try:
+            dist = importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        files = dist.files
+        if files is None:
+            root = os.path.realpath(str(dist.locate_file("")))
+            if target.startswith(root + os.sep):
+                return dist
+            continue
+        for f in files:
+            if f.name == base and os.path.realpath(str(dist.locate_file(f))) == target:
+                return dist
+    return None
+
+
+def _installed_distribution(candidates):
+    for name in candidates:
+        try:
+            return importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def _package_info(kind, module_name, distributions, module):
+    """{"kind", "name", "version"} for the imported module (or, when it did not import, for
+    whichever candidate distribution is installed)."""
+    if module is not None:
+        dist = _owning_distribution(distributions, getattr(module, "__file__", None))
+    else:
+        dist = _installed_distribution(distributions)
+    if dist is not None:
+        return {"kind": kind, "name": dist.metadata["Name"], "version": dist.version}
+    version = getattr(module, "__version__", None) if module is not None else None
+    return {"kind": kind, "name": module_name, "version": None if version is None else str(version)}
+
+
+def _import(name):
+    try:
+        return importlib.import_module(name)
+    except (Exception, SystemExit) as e:
+        raise CaptureFailed("import_failed", describe_exception(e)) from e
+
+
+def _is_missing(e: BaseException, module_name: str) -> bool:
+    """Whether e says that module_name itself (or a parent package of it) does not exist."""
+    if not isinstance(e, ModuleNotFoundError) or not e.name:
+        return False
+    return module_name == e.name or module_name.startswith(e.name + ".")
+
+
+# --- cuda.bindings ----------------------------------------------------------------------------
+
+
+def _cuda_bindings_table_function():
+    """_inspect_function_pointers of the first table module that has it."""
+    first_error = None
+    for name in CUDA_BINDINGS_TABLE_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except (Exception, SystemExit) as e:
+            if _is_missing(e, name):
+                first_error = first_error or e
+                continue
+            raise CaptureFailed("import_failed", describe_exception(e)) from e
+        fn = getattr(module, "_inspect_function_pointers", None)
+        if callable(fn):
+            return fn
+        first_error = first_error or AttributeError(
+            f"module '{name}' has no attribute '_inspect_function_pointers'"
+        )
+    raise CaptureFailed("import_failed", describe_exception(first_error))
+
+
+def _capture_cuda_bindings(state):
+    top = _import("cuda.bindings")
+    state["package"] = _package_info("cuda.bindings", "cuda.bindings", CUDA_BINDINGS_DISTRIBUTIONS, top)
+    inspect = _cuda_bindings_table_function()
+    try:
+        # Binds the driver on first use (cuPythonInit): dlopen, cuGetProcAddress per function,
+        # _ptds/_ptsz variants when CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM says so.
+        table = inspect()
+        if not isinstance(table, dict):
+            raise TypeError(f"_inspect_function_pointers() returned {type(table).__name__}, not dict")
+        # {"__cuMemAlloc_v2": <intptr_t>, ...}; 0 where the package found no function.
+        pairs = [(str(key), _as_address(value)) for key, value in table.items()]
+    except (Exception, SystemExit) as e:
+        raise CaptureFailed("load_failed", describe_exception(e)) from e
+    return [_entry(base_function_name(key), key, address) for key, address in pairs]
+
+
+# --- numba ------------------------------------------------------------------------------------
+
+
+def _capture_numba(state):
+    top = _import("numba")
+    state["package"] = _package_info("numba", "numba", NUMBA_DISTRIBUTIONS, top)
+    driver_module = _import(NUMBA_DRIVER_MODULE)
+    # Report the distribution that holds the driver binding: numba-cuda may provide numba.cuda.
+    owner = _owning_distribution(NUMBA_DISTRIBUTIONS, getattr(driver_module, "__file__", None))
+    if owner is not None:
+        state["package"] = {"kind": "numba", "name": owner.metadata["Name"], "version": owner.version}
+    prototypes = _import(NUMBA_PROTOTYPES_MODULE)
+    try:
+        names = list(prototypes.API_PROTOTYPES)
+        driver = driver_module.driver
+        init_error = getattr(driver, "initialization_error", None)
+        if init_error is not None:
+            # What numba raises at the first driver call when loading the library failed.
+            raise CaptureFailed("load_failed", f"CudaSupportError: {init_error}")
+        found = []
+        for name in names:
+            fn = driver._find_api(name)
+            # A ctypes function of the driver library, or numba's absent_function stand-in.
+            address = ctypes.cast(fn, ctypes.c_void_p).value if isinstance(fn, ctypes._CFuncPtr) else 0
+            found.append((str(name), address or 0))
+    except CaptureFailed:
+        raise
+    except (Exception, SystemExit) as e:
+        raise CaptureFailed("load_failed", describe_exception(e)) from e
+    return [_entry(base_function_name(name), name, address) for name, address in found]
+
+
+_CAPTURERS = {"cuda.bindings": _capture_cuda_bindings, "numba": _capture_numba}
+
+
+# --- the map ----------------------------------------------------------------------------------
+
+
+def capture(kind: str) -> dict:
+    """The binding map of the package `kind` under the current environment, as a dict."""
+    if kind not in _CAPTURERS:
+        raise ValueError(f"unknown package kind {kind!r} (expected one of {', '.join(KINDS)})")
+    environment = {name: os.environ.get(name) for name in ENVIRONMENT_VARIABLES}
+    state = {}  # the capturer sets "package" once the package's top module has imported
+    status, error, entries = "ok", "", []
+    try:
+        entries = _CAPTURERS[kind](state)
+    except CaptureFailed as e:
+        status, error, entries = e.status, e.error, []
+    if "package" not in state:
+        # Never imported: report whichever candidate distribution is installed, if any.
+        dists = CUDA_BINDINGS_DISTRIBUTIONS if kind == "cuda.bindings" else NUMBA_DISTRIBUTIONS
+        state["package"] = _package_info(kind, kind, dists, None)
+    entries.sort(key=lambda e: (e["function"], e["raw_name"]))
+    driver = _driver_of(entries) if status == "ok" else {"path": None, "version": None}
+    return {
+        "schema": SCHEMA,
+        "package": state["package"],
+        "python": {"version": platform.python_version(), "executable": sys.executable},
+        "environment": environment,
+        "driver": driver,
+        "status": status,
+        "error": error,
+        "captured": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "entries": entries,
+    }
+
+
+def render(doc: dict) -> str:
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def write_map(doc: dict, path: str) -> None:
+    """Writes doc to path atomically: a temporary file in the same folder, then a rename."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(render(doc))
+            f.flush()
+            os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _out_problem(path: str):
+    """Why path cannot be written as --out, or None (checked before the package is imported)."""
+    if not path:
+        return "empty path"
+    if os.path.isdir(path):
+        return "is a directory"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"folder {folder!r} does not exist"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"folder {folder!r} is not writable"
+    return None
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="cuparity_capture.py",
+        description="Record the driver symbols an installed CUDA Python package binds.",
+    )
+    parser.add_argument("--package", required=True, choices=KINDS, help="which package to capture")
+    parser.add_argument("--out", required=True, metavar="FILE", help="binding map to write (JSON)")
+    args = parser.parse_args(argv)  # exits 2 on bad usage
+
+    problem = _out_problem(args.out)
+    if problem is not None:
+        print(f"cuparity_capture: cannot write --out {args.out!r}: {problem}", file=sys.stderr)
+        return 2
+    try:
+        doc = capture(args.package)
+    except Exception as e:  # a fault of this script, not of the package
+        print(f"cuparity_capture: capture failed: {describe_exception(e)}", file=sys.stderr)
+        return 1
+    try:
+        write_map(doc, args.out)
+    except OSError as e:
+        print(f"cuparity_capture: cannot write --out {args.out!r}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    print(f"cuparity_capture: {doc['status']}: {len(doc['entries'])} entries -> {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
