@@ -285,6 +285,51 @@ void expand_cells(const read_context &ctx, const document_sections &s, matrix &m
                        ":1:1: the matrix has no cells (no axes, or every cell excluded, "
                        "and no [[include]])");
   make_cells(ctx.reader, cells, m);
+  check_reference(m);
+}
+
+void check_reference(const matrix &m) {
+  if (!m.reference)
+    return;
+  const std::string at = m.reference->where.text() + ": reference: ";
+  for (const auto &[var, value] : m.reference->values)
+    if (std::find(m.variables.begin(), m.variables.end(), var) == m.variables.end())
+      throw matrix_error(at + in_quotes(var) + " is no variable of this matrix's cells");
+  if (reference_pairs(m).empty())
+    throw matrix_error(at + "no cell has a reference cell (one with these values and every " +
+                       "other variable equal)");
 }
 
 } // namespace cuparity::matrix_detail
+
+namespace cuparity {
+
+std::vector<reference_pair> reference_pairs(const matrix &m) {
+  std::vector<reference_pair> out;
+  if (!m.reference)
+    return out;
+  const cell_env &wanted = m.reference->values;
+  auto is_reference = [&](const cell &c) {
+    for (const auto &[var, value] : wanted) {
+      const auto it = c.env.find(var);
+      if ((it == c.env.end() ? env_value{} : it->second) != value)
+        return false;
+    }
+    return true;
+  };
+  for (const cell &c : m.cells) {
+    if (is_reference(c))
+      continue;
+    cell_env as_reference = c.env;
+    for (const auto &[var, value] : wanted)
+      as_reference[var] = value;
+    for (const cell &r : m.cells)
+      if (&r != &c && r.env == as_reference) {
+        out.push_back({&c, &r});
+        break;
+      }
+  }
+  return out;
+}
+
+} // namespace cuparity

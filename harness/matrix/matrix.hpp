@@ -79,6 +79,14 @@ struct latency_settings {
   bool persistent = false;
 };
 
+/// [matrix] reference: the values of some variables that make a cell a reference cell. Every other
+/// cell whose variables equal a reference cell's but for these is compared with it, case by case
+/// (harness/verdict/changes.hpp).
+struct reference_rule {
+  cell_env values;       ///< variable -> its value in the reference cells (nullopt: unset)
+  source_position where; ///< the table, for messages
+};
+
 struct matrix {
   std::string path;
   std::string name;
@@ -88,8 +96,11 @@ struct matrix {
   /// Per-case watchdog for every case; unset = each case's own timeout.
   std::optional<std::chrono::milliseconds> case_timeout;
   std::optional<std::string> baseline; ///< resolved path
-  std::vector<std::string> variables;  ///< matrix-controlled variables, axis order first
-  std::vector<std::string> axes;       ///< axis variables, in file order
+  std::optional<reference_rule> reference;
+  /// A change against the reference fails the run (default: changes are reported only).
+  bool fail_on_change = false;
+  std::vector<std::string> variables; ///< matrix-controlled variables, axis order first
+  std::vector<std::string> axes;      ///< axis variables, in file order
   std::vector<cell> cells;
   std::vector<expectation> expectations; ///< stable storage; cells point into it
   latency_settings latency;
@@ -99,6 +110,17 @@ struct matrix {
   matrix &operator=(const matrix &) = delete;
   matrix(matrix &&) = default;
 };
+
+/// A cell and the reference cell it is compared with ([matrix] reference).
+struct reference_pair {
+  const cell *c = nullptr;
+  const cell *reference = nullptr;
+};
+
+/// Every cell that has a reference cell, with it, in matrix order: the reference cell has the
+/// reference values and every other variable of the cell. Reference cells themselves are not
+/// listed; a cell with no such partner is not either. Empty without a reference.
+[[nodiscard]] std::vector<reference_pair> reference_pairs(const matrix &m);
 
 /// Whether a glob (or a name) names anything in a registry the matrix layer does not link.
 using name_check = std::function<bool(const std::string &)>;

@@ -52,6 +52,15 @@ void set_name(matrix &m, const key_value &v) {
     v.fail(in_quotes(m.name) + " " + *why + " (the name is the results' folder)");
 }
 
+/// The variables are checked against the cells once they exist (expansion.cpp).
+void set_reference(matrix &m, const key_value &v) {
+  const toml::table &t = *v.get<const toml::table *>();
+  rule r = read_rule(v.context().reader, t, v.key(), {});
+  if (r.env.empty())
+    v.fail("names no variable (reference = { VARIABLE = value, ... })");
+  m.reference = reference_rule{std::move(r.env), v.context().reader.at(t)};
+}
+
 void set_case_timeout(matrix &m, const key_value &v) {
   m.case_timeout = std::chrono::milliseconds(static_cast<long long>(v.get<double>() * 1000));
 }
@@ -217,6 +226,11 @@ const key_table<matrix> &matrix_keys() {
            "per-case watchdog for every case, in seconds (default: each case's own)"},
           {"baseline", text(), set_baseline,
            "baseline file (case,cell,outcome lines), relative to the matrix's folder"},
+          {"reference", table(), set_reference,
+           "VARIABLE = value (false = unset): each cell is compared with the cell that has these "
+           "values and all its other variables"},
+          {"fail_on_change", flag(), assign<&m::fail_on_change>,
+           "a change against the reference fails the run (default: it is reported only)"},
       }};
   return keys;
 }

@@ -70,6 +70,23 @@ void print_findings(std::ostream &out, const comparison &c) {
   }
 }
 
+/// Changes against the reference: the first 40 in full, then how many more (summary.json has all).
+/// With fail_on_change they are problems too, and the PROBLEM lines say so.
+void print_changes(std::ostream &out, const run_outputs &run) {
+  const auto &changes = run.verdict.changes;
+  if (!run.m.reference)
+    return;
+  out << "changes against the reference: " << changes.size()
+      << (run.m.fail_on_change ? " (fail_on_change: each fails the run)"
+                               : " (reported, not failed)")
+      << "\n";
+  constexpr std::size_t shown = 40;
+  for (std::size_t i = 0; i < changes.size() && i < shown; ++i)
+    out << "  CHANGE " << terminal_text(change_text(changes[i])) << "\n";
+  if (changes.size() > shown)
+    out << "  ... and " << changes.size() - shown << " more in summary.json\n";
+}
+
 void print_verdict(std::ostream &out, const run_outputs &run) {
   const auto &c = run.verdict;
   if (!c.coverage.complete())
@@ -99,6 +116,7 @@ void console_writer::write(const run_outputs &run) {
   print_findings(m_out, run.verdict);
   if (run.facts.latency.is_object())
     print_latency(m_out, run.m, run.facts.latency);
+  print_changes(m_out, run);
   m_out << breakdown_text(breakdown_of(run.records, run.facts.functional_wall_s));
   print_verdict(m_out, run);
 }

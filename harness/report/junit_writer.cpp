@@ -127,6 +127,24 @@ xml_element failing_suite(const std::string &name, std::vector<xml_element> test
   return suite;
 }
 
+/// Changes against the reference that do not fail the run: one passing testcase each, the change
+/// in its output, so a CI's junit view lists them (with fail_on_change they are problems).
+xml_element changes_suite(const comparison &c, totals &all) {
+  const totals t{c.changes.size(), 0, 0};
+  all.add(t);
+  xml_element suite = testsuite("changes against the reference", t);
+  for (const auto &change : c.changes) {
+    xml_element tc("testcase");
+    tc.attribute("classname", "cuparity.reference." + change.cell)
+        .attribute("name", (change.case_id.empty() ? "" : change.case_id + " ") + change.key);
+    xml_element out("system-out");
+    out.text(change_text(change));
+    tc.add(std::move(out));
+    suite.add(std::move(tc));
+  }
+  return suite;
+}
+
 std::vector<xml_element> divergence_testcases(const comparison &c) {
   std::vector<xml_element> out;
   for (const auto &d : c.divergences) {
@@ -181,6 +199,8 @@ std::string junit_xml(const matrix &m, const std::vector<nlohmann::json> &record
     suites.push_back(failing_suite("equivalence", divergence_testcases(c), all));
   if (auto unattached = unattached_testcases(c, reported); !unattached.empty())
     suites.push_back(failing_suite("run", std::move(unattached), all));
+  if (!c.changes.empty() && !m.fail_on_change)
+    suites.push_back(changes_suite(c, all));
   xml_element root("testsuites");
   root.attribute("name", "cuparity " + m.name)
       .attribute("tests", all.tests)

@@ -53,6 +53,32 @@ json divergences_section(const comparison &c) {
   return out;
 }
 
+/// null without a reference; the changes are listed in full (a candidate driver that changes
+/// everything is exactly what this section is for).
+json changes_section(const matrix &m, const comparison &c) {
+  if (!m.reference)
+    return nullptr;
+  json reference = json::object();
+  for (const auto &[k, v] : m.reference->values)
+    reference[k] = v ? json(*v) : json(nullptr);
+  json list = json::array();
+  for (const auto &ch : c.changes)
+    list.push_back({{"cell", ch.cell},
+                    {"reference", ch.reference},
+                    {"case", ch.case_id},
+                    {"key", ch.key},
+                    {"before", ch.before},
+                    {"after", ch.after}});
+  json pairs = json::array();
+  for (const auto &p : reference_pairs(m))
+    pairs.push_back({{"cell", p.c->id}, {"reference", p.reference->id}});
+  return {{"reference", reference},
+          {"fail_on_change", m.fail_on_change},
+          {"pairs", pairs},
+          {"count", c.changes.size()},
+          {"changes", list}};
+}
+
 json problems_section(const comparison &c) {
   json out = json::array();
   for (const auto &p : c.problems)
@@ -94,6 +120,7 @@ nlohmann::json make_summary(const matrix &m, const std::vector<nlohmann::json> &
           {"groups", groups_section(c)},
           {"divergences", divergences_section(c)},
           {"problems", problems_section(c)},
+          {"changes", changes_section(m, c)},
           {"results", results_section(cells)},
           {"coverage", coverage_json(c.coverage)},
           {"breakdown", breakdown_json(breakdown_of(records, facts.functional_wall_s))},

@@ -3,9 +3,18 @@
 
 namespace cuparity::verdict {
 
-void assign_groups(const record_index &index, comparison &out) {
+void assign_groups(const record_index &index, const cell_lookup &cells,
+                   const std::optional<reference_rule> &reference, comparison &out) {
   for (const auto &[id, rec] : index.cells) {
     std::string key = semantic_key(config_of(rec));
+    // The reference axis is what is under test (a candidate driver, say): its values may change
+    // behaviour, so cells that differ in it are compared against the reference, not forced
+    // equal in one group.
+    if (const cell *c = reference ? cells.find(id) : nullptr)
+      for (const auto &[var, value] : reference->values) {
+        const auto it = c->env.find(var);
+        key += " " + var + "=" + (it != c->env.end() && it->second ? *it->second : "-");
+      }
     out.groups[key].push_back(id);
     out.cell_group[id] = key;
   }

@@ -28,13 +28,17 @@ comparison compare_results(const matrix &m, const std::vector<nlohmann::json> &r
   out.coverage = check_coverage(planned, records);
   out.environment_problem = !index.cell_errors.empty() && index.driver_error_everywhere;
   // The order of the steps is the order of the problems in every output.
-  assign_groups(index, out);
+  assign_groups(index, cells, m.reference, out);
   report_cell_errors(index, out);
   check_configurations(index, cells, out);
   const expectation_use use = judge_outcomes(index, cells, baseline, out);
   report_stale_allowances(m, use, out);
   report_stale_baseline(baseline, use, cells, known_case, out);
   compare_groups(index, use.excused, out);
+  out.changes = changes_against_reference(m, index, records);
+  if (m.fail_on_change)
+    for (const auto &c : out.changes)
+      out.problems.push_back({"change", c.cell, c.case_id, change_text(c)});
   return out;
 }
 

@@ -3,6 +3,7 @@
 
 #include "harness/matrix/matrix.hpp"
 #include "harness/verdict/baseline.hpp"
+#include "harness/verdict/changes.hpp"
 #include "harness/verdict/coverage.hpp"
 
 #include <functional>
@@ -39,6 +40,9 @@ struct comparison {
   std::size_t results = 0;
   bool environment_problem = false; ///< no cell could open the driver
   struct coverage coverage;         ///< the plan against the results: incomplete fails the run
+  /// Against the matrix's reference cells: reported; problems of kind "change" as well when the
+  /// matrix sets fail_on_change.
+  std::vector<reference_change> changes;
 };
 
 /// The semantic-group key of an effective config: what decides behaviour (null-stream mode,

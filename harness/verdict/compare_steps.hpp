@@ -21,8 +21,10 @@ struct expectation_use {
   std::vector<std::optional<outcome>> baseline_seen;
 };
 
-/// Semantic groups from the configuration each cell's process reported.
-void assign_groups(const record_index &index, comparison &out);
+/// Semantic groups from the configuration each cell's process reported, and with a reference
+/// rule also the cell's values of the reference variables.
+void assign_groups(const record_index &index, const cell_lookup &cells,
+                   const std::optional<reference_rule> &reference, comparison &out);
 
 /// A cell that never produced a cell record is a problem of its own.
 void report_cell_errors(const record_index &index, comparison &out);

@@ -694,3 +694,56 @@ CUPARITY_SIM_FAULTS = ["cuIpcOpenEventHandle:delay_ns=5000000000"]
   for (int pid : left)
     ::kill(pid, SIGKILL);
 }
+
+TEST_CASE("a reference matrix reports an injected change against the reference, and none when "
+          "the candidate is the same",
+          "[runner][changes]") {
+  auto dir = scratch("reference_changes");
+  // The candidate cells run the same simulated driver with cuStreamQuery answering 1 (an error
+  // code a new driver might give); the reference cells run it as it is.
+  const char *cases = R"([matrix]
+cases = ["stream.query.not_ready", "alloc.errors.zero", "context.init.facts"]
+reference = { CUPARITY_SIM_FAULTS = false }
+)";
+  auto changed = write(dir + "/changed.toml", std::string(cases) + R"([axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["0", "1"]
+CUPARITY_SIM_FAULTS = [false, "cuStreamQuery:error=1"]
+)");
+  auto res = test::run_cuparity({"run", changed, "--out", dir + "/changed"}, sim_env());
+  INFO(res.out << res.err);
+  CHECK(res.exit_code == 0); // reported, not failed
+  CHECK_THAT(res.out, Catch::Contains("changes against the reference: 4 (reported, not failed)"));
+  CHECK_THAT(res.out,
+             Catch::Contains("stream.query.not_ready observations.while_spinning: 600 -> 1"));
+  auto s = summary_of(dir + "/changed");
+  CHECK(s["changes"]["count"] == 4);
+  CHECK(s["divergences"].empty());
+  for (const auto &c : s["changes"]["changes"]) {
+    CHECK(c["case"] == "stream.query.not_ready");
+    CHECK(c["after"] == 1);
+  }
+  std::ifstream junit(dir + "/changed/junit.xml");
+  const std::string xml((std::istreambuf_iterator<char>(junit)), {});
+  CHECK_THAT(xml, Catch::Contains("changes against the reference"));
+
+  // Asked to fail on a change, the same run fails, and says what changed.
+  auto failing = write(dir + "/failing.toml", std::string(cases) + R"(fail_on_change = true
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["0", "1"]
+CUPARITY_SIM_FAULTS = [false, "cuStreamQuery:error=1"]
+)");
+  res = test::run_cuparity({"run", failing, "--out", dir + "/failing"}, sim_env());
+  CHECK(res.exit_code == 1);
+  CHECK_THAT(res.out, Catch::Contains("PROBLEM change"));
+
+  // A candidate that behaves as the reference: nothing to report, even asked to fail.
+  auto same = write(dir + "/same.toml", std::string(cases) + R"(fail_on_change = true
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["0", "1"]
+CUPARITY_SIM_FAULTS = [false, ""]
+)");
+  res = test::run_cuparity({"run", same, "--out", dir + "/same"}, sim_env());
+  INFO(res.out << res.err);
+  CHECK(res.exit_code == 0);
+  CHECK(summary_of(dir + "/same")["changes"]["count"] == 0);
+}
