@@ -309,17 +309,9 @@ std::vector<reference_pair> reference_pairs(const matrix &m) {
   if (!m.reference)
     return out;
   const cell_env &wanted = m.reference->values;
-  auto is_reference = [&](const cell &c) {
-    for (const auto &[var, value] : wanted) {
-      const auto it = c.env.find(var);
-      if ((it == c.env.end() ? env_value{} : it->second) != value)
-        return false;
-    }
-    return true;
-  };
+  // A reference cell finds no partner: with the reference values set it is itself, and no two
+  // cells have the same variables.
   for (const cell &c : m.cells) {
-    if (is_reference(c))
-      continue;
     cell_env as_reference = c.env;
     for (const auto &[var, value] : wanted)
       as_reference[var] = value;
