@@ -1,0 +1,106 @@
+// `cuparity audit --map FILE`: a binding map captured from a package, against the driver under
+// test.
+#include "harness/cli/commands.hpp"
+#include "harness/config/config.hpp"
+#include "harness/protocol/exit_codes.hpp"
+#include "harness/selection/map_audit.hpp"
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+namespace cuparity::cli {
+namespace {
+
+struct audit_options {
+  std::string map, json;
+};
+
+nlohmann::json report_json(const captured_map &m, const map_audit_report &r) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const auto &f : r.findings)
+    findings.push_back({{"function", f.function},
+                        {"raw_name", f.raw_name},
+                        {"kind", to_string(f.kind)},
+                        {"captured", f.captured},
+                        {"driver", f.driver},
+                        {"internal", f.internal},
+                        {"message", f.message}});
+  nlohmann::json counts = nlohmann::json::object();
+  for (const auto &[k, n] : r.counts)
+    counts[to_string(k)] = n;
+  return {{"schema", "cuparity.map_audit/1"},
+          {"map", m.path},
+          {"package", {{"kind", m.kind}, {"name", m.name}, {"version", m.version}}},
+          {"driver", r.driver_path},
+          {"expected_stream0", r.ptds.per_thread ? "per-thread" : "legacy"},
+          {"because", r.ptds.why},
+          {"audited", r.audited},
+          {"not_audited", r.not_audited},
+          {"failed", r.failed},
+          {"notes", r.notes},
+          {"counts", counts},
+          {"findings", findings}};
+}
+
+void print_report(std::ostream &o, const captured_map &m, const map_audit_report &r) {
+  o << "audit of " << m.path << ": " << m.kind << " " << m.version << " against " << r.driver_path
+    << "\n  " << r.ptds.why << ": the package should bind "
+    << (r.ptds.per_thread ? "per-thread" : "legacy") << " symbols\n";
+  if (!r.audited) {
+    o << "NOT AUDITED: " << r.not_audited << "\n";
+    return;
+  }
+  for (const auto &n : r.notes)
+    o << "  note: " << n << "\n";
+  for (const auto &f : r.findings)
+    if (f.kind != finding_kind::same)
+      o << "  " << (f.kind == finding_kind::per_thread_wrong ? "MISMATCH" : to_string(f.kind))
+        << " " << f.message << "\n";
+  o << "  " << r.findings.size() << " entries:";
+  for (const auto &[k, n] : r.counts)
+    o << " " << n << " " << to_string(k) << ";";
+  o << (r.failed ? " FAILED" : " PASSED") << "\n";
+}
+
+int run_audit(const audit_options &opt) {
+  captured_map m;
+  try {
+    m = read_captured_map(opt.map);
+  } catch (const map_error &e) {
+    std::cerr << "cuparity audit: --map " << e.what() << "\n";
+    return exit_code::bad_input;
+  }
+  const settings s = read_settings(process_environment(), executable_dir());
+  std::shared_ptr<driver_library> lib;
+  try {
+    lib = driver_library::open(s.driver_path);
+  } catch (const driver_load_error &e) {
+    std::cerr << "cuparity audit: " << e.what() << "\n";
+    return exit_code::environment;
+  }
+  const map_audit_report r = audit_captured_map(m, *lib);
+  print_report(std::cout, m, r);
+  if (!opt.json.empty()) {
+    std::ofstream out(opt.json);
+    if (!(out << report_json(m, r).dump(2) << "\n")) {
+      std::cerr << "cuparity audit: --json: cannot write " << opt.json << "\n";
+      return exit_code::bad_input;
+    }
+  }
+  return r.failed ? exit_code::failures : exit_code::ok;
+}
+
+} // namespace
+
+void add_audit_command(CLI::App &app, action &run) {
+  auto opt = std::make_shared<audit_options>();
+  auto *cmd = app.add_subcommand(
+      "audit", "Check a binding map captured from a package (tools/capture) against the driver");
+  cmd->add_option("--map", opt->map, "The captured map (cuparity.binding_map/1)")->required();
+  cmd->add_option("--json", opt->json, "Also write the audit as JSON to this file");
+  cmd->callback([opt, &run] { run = [opt] { return run_audit(*opt); }; });
+}
+
+} // namespace cuparity::cli

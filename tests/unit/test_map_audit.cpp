@@ -1,0 +1,169 @@
+// Captured binding maps (tools/capture) read, judged and audited against the simulated driver.
+#include "harness/selection/map_audit.hpp"
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+using namespace cuparity;
+using json = nlohmann::json;
+
+namespace {
+
+std::string scratch(const std::string &name) {
+  const auto dir = std::filesystem::temp_directory_path() / "cuparity-map-audit-tests";
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+/// A committed example map with its placeholders replaced, written to a scratch file.
+std::string example(const std::string &name, const std::function<void(json &)> &edit = {}) {
+  std::ifstream in(std::string(CUPARITY_SOURCE_DIR) + "/tools/capture/fixtures/" + name + ".json");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  for (std::string::size_type at; (at = text.find("{driver}")) != std::string::npos;)
+    text.replace(at, 8, CUPARITY_SIMDRIVER);
+  json j = json::parse(text);
+  if (edit)
+    edit(j);
+  const std::string path = scratch(name + ".json");
+  std::ofstream(path) << j.dump(2);
+  return path;
+}
+
+std::string error_of(const std::function<void(json &)> &edit) {
+  try {
+    (void)read_captured_map(example("fixed-ptds0", edit));
+  } catch (const map_error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+map_audit_report audit(const std::string &path) {
+  const auto lib = driver_library::open(CUPARITY_SIMDRIVER);
+  return audit_captured_map(read_captured_map(path), *lib);
+}
+
+const map_finding *finding(const map_audit_report &r, const std::string &function) {
+  for (const auto &f : r.findings)
+    if (f.function == function)
+      return &f;
+  return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("a malformed captured map names the file and the member", "[map]") {
+  CHECK_THAT(error_of([](json &j) { j["schema"] = "x/1"; }),
+             Catch::EndsWith("fixed-ptds0.json: schema: expected \"cuparity.binding_map/1\""));
+  CHECK_THAT(error_of([](json &j) { j["package"]["kind"] = "pycuda"; }),
+             Catch::Contains("package.kind: expected \"cuda.bindings\" or \"numba\""));
+  CHECK_THAT(error_of([](json &j) { j["entries"] = 3; }),
+             Catch::Contains("entries: expected an array"));
+  CHECK_THAT(error_of([](json &j) { j["entries"][2].erase("function"); }),
+             Catch::Contains("entries[2].function: expected a string"));
+  CHECK_THAT(error_of([](json &j) { j["entries"][0]["symbol"] = 5; }),
+             Catch::Contains("entries[0].symbol: expected a string or null"));
+  CHECK_THAT(error_of([](json &j) { j["status"] = "fine"; }),
+             Catch::Contains("status: expected ok, import_failed or load_failed"));
+  CHECK_THAT(error_of([](json &j) { j["environment"]["X"] = 1; }),
+             Catch::Contains("environment.X: expected a string or null"));
+}
+
+TEST_CASE("the stream-0 mode a package should choose follows its documented parse", "[map]") {
+  captured_map m;
+  m.kind = "cuda.bindings";
+  const std::string var = "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM";
+  CHECK_FALSE(expected_ptds(m).per_thread); // unset
+  m.environment[var] = "0";
+  CHECK_FALSE(expected_ptds(m).per_thread); // "0" means off (the bug: any value meant on)
+  m.environment[var] = "1";
+  CHECK(expected_ptds(m).per_thread);
+  m.environment[var] = "yes";
+  CHECK(expected_ptds(m).value_refused);
+  CHECK(expected_ptds(m).why == var + "=\"yes\"");
+  m.kind = "numba";
+  m.environment = {{"NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM", "on"}};
+  CHECK_FALSE(expected_ptds(m).per_thread); // _readenv: a warning, the default
+  CHECK_FALSE(expected_ptds(m).value_refused);
+  m.environment = {{"NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM", "2"}};
+  CHECK(expected_ptds(m).per_thread);
+}
+
+TEST_CASE("a package that parses the PTDS variable as cuda-python once did is caught and named",
+          "[map]") {
+  const auto fixed = audit(example("fixed-ptds0"));
+  CHECK(fixed.audited);
+  CHECK_FALSE(fixed.failed);
+  CHECK(fixed.counts.count(finding_kind::per_thread_wrong) == 0);
+  // cuda.bindings 13 binds cuCtxCreate_v4: another ABI, reported, never a failure.
+  REQUIRE(finding(fixed, "cuCtxCreate"));
+  CHECK(finding(fixed, "cuCtxCreate")->kind == finding_kind::abi_difference);
+  CHECK(finding(fixed, "cuCtxCreate")->driver == "cuCtxCreate_v2");
+  CHECK(finding(fixed, "cuMemcpyHtoD")->kind == finding_kind::same);
+  CHECK(finding(fixed, "cuMemcpyHtoD")->internal == "cuMemcpyHtoD_v2");
+  CHECK(finding(fixed, "cuGraphCreate")->kind == finding_kind::unknown);
+
+  const auto buggy = audit(example("buggy-ptds0"));
+  CHECK(buggy.failed);
+  CHECK(buggy.counts.at(finding_kind::per_thread_wrong) == 6);
+  const map_finding *f = finding(buggy, "cuMemcpyHtoD");
+  REQUIRE(f);
+  CHECK(f->kind == finding_kind::per_thread_wrong);
+  CHECK(f->message == "__cuMemcpyHtoD_v2: bound the per-thread cuMemcpyHtoD_v2_ptds where "
+                      "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM=\"0\" selects legacy (the "
+                      "driver answers cuMemcpyHtoD_v2)");
+  CHECK(finding(buggy, "cuMemAlloc")->kind == finding_kind::same);
+
+  // The same buggy capture under "1" is right: per-thread is what "1" selects.
+  const auto on = audit(example("buggy-ptds0", [](json &j) {
+    j["environment"]["CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM"] = "1";
+  }));
+  CHECK_FALSE(on.failed);
+  // And the fixed one under "1" binds legacy symbols: the reverse mismatch.
+  const auto off = audit(example("fixed-ptds0", [](json &j) {
+    j["environment"]["CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM"] = "1";
+  }));
+  CHECK(off.failed);
+  CHECK_THAT(finding(off, "cuMemcpyHtoD")->message, Catch::Contains("bound the legacy"));
+}
+
+TEST_CASE("a package that refused to load is not audited; one that accepted garbage fails",
+          "[map]") {
+  const auto refused = audit(example("fixed-ptds0", [](json &j) {
+    j["status"] = "import_failed";
+    j["error"] = "ValueError: invalid literal for int() with base 10: 'yes'";
+    j["entries"] = json::array();
+  }));
+  CHECK_FALSE(refused.audited);
+  CHECK_FALSE(refused.failed);
+  CHECK_THAT(refused.not_audited, Catch::Contains("ValueError"));
+  const auto accepted = audit(example("buggy-ptds0", [](json &j) {
+    j["environment"]["CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM"] = "yes";
+  }));
+  CHECK(accepted.failed);
+  REQUIRE_FALSE(accepted.notes.empty());
+  CHECK_THAT(accepted.notes[0], Catch::Contains("is not an integer"));
+}
+
+TEST_CASE("cuparity audit --map: exit 0 passed, 1 failed, 2 for a bad map", "[map][cli]") {
+  const test::vars env{{"NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER}};
+  auto ok = test::run_cuparity({"audit", "--map", example("fixed-ptds0")}, env);
+  INFO(ok.out << ok.err);
+  CHECK(ok.exit_code == 0);
+  CHECK_THAT(ok.out, Catch::Contains("PASSED"));
+  const std::string json_out = scratch("buggy.audit.json");
+  auto bad =
+      test::run_cuparity({"audit", "--map", example("buggy-ptds0"), "--json", json_out}, env);
+  CHECK(bad.exit_code == 1);
+  CHECK_THAT(bad.out, Catch::Contains("MISMATCH __cuMemcpyHtoD_v2"));
+  std::ifstream in(json_out);
+  const json j = json::parse(in);
+  CHECK(j["failed"] == true);
+  CHECK(j["counts"]["per_thread_wrong"] == 6);
+  auto missing = test::run_cuparity({"audit", "--map", scratch("absent.json")}, env);
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.err, Catch::Contains("absent.json: cannot be read"));
+}
