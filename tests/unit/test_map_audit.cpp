@@ -140,7 +140,8 @@ TEST_CASE("a package that refused to load is not audited; one that accepted garb
   CHECK_FALSE(refused.audited);
   CHECK_FALSE(refused.failed);
   CHECK_THAT(refused.not_audited, Catch::Contains("ValueError"));
-  const auto accepted = audit(example("buggy-ptds0", [](json &j) {
+  // Its symbols are the legacy ones "yes" would fall back to: only the accepted value fails it.
+  const auto accepted = audit(example("fixed-ptds0", [](json &j) {
     j["environment"]["CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM"] = "yes";
   }));
   CHECK(accepted.failed);
