@@ -1,4 +1,4 @@
-"""Builds the self-contained HTML dashboard (grid, details, latency, time breakdown, history) for one or more runs."""
+"""Builds the self-contained HTML dashboard (grid, details, changes, latency, time breakdown, history) for one or more runs."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from .reader import Run
 from .templating import render, stylesheet
 from .views.breakdown import breakdown_view
 from .views.cells import cells_view
+from .views.changes import changes_view
 from .views.coverage import coverage_view
 from .views.details import details_view
 from .views.grid import grid_view
@@ -42,6 +43,7 @@ def render_page(run: Run, history_runs: Sequence[Run] = (), title: str | None = 
         grid=grid_view(ix),
         cells=cells_view(ix),
         details=details_view(ix),
+        changes=changes_view(ix),
         latency=latency_view(ix, run),
         breakdown=breakdown_view(ix),
         history=history_view(history_runs),
@@ -61,6 +63,7 @@ def check_renderable(run: Run) -> None:
     grid_view(ix)
     cells_view(ix)
     details_view(ix)
+    changes_view(ix)
     latency_view(ix, run, draw=False)
     breakdown_view(ix)
     history_view([run, run], draw=False)

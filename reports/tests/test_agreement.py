@@ -3,7 +3,8 @@
 The dashboard must show each summary's verdict (with its own badge), its coverage (the judge's
 message and every pair it listed as missing, duplicated or unplanned; none for older summaries),
 mark each of its divergences (and no other), list each latency comparison with the runner's
-verdict, and show the runner's time breakdown as written (none for older summaries);
+verdict, show the runner's time breakdown as written (none for older summaries), and list the
+judge's changes against the reference in its order with its count (none without a reference);
 `scripts/report compare` must show what `cuparity compare` computed, and `cuparity compare` must agree with the runner's own
 --latency-baseline rows. Nothing here recomputes a verdict: it reads them and looks for them.
 """
@@ -20,6 +21,7 @@ import pytest
 
 from conftest import FIXTURES, REPORTS
 from cuparity_reports.dashboard import build
+from cuparity_reports.formatting import json_value
 from cuparity_reports.reader import load_run
 
 SCRIPT = REPORTS.parent / "scripts" / "report"
@@ -53,6 +55,7 @@ class Page(HTMLParser):
         self.verdict_class = ""
         self.ids: set[str] = set()  # every element id on the page
         self.coverage_message: str | None = None
+        self.changes_line: str | None = None
         self.squares: list[str] = []  # titles of grid squares
         self.topics: list[dict[str, str]] = []  # detail headings: case, group key, what
         self.tables: dict[str, list[list[str]]] = {}
@@ -62,6 +65,7 @@ class Page(HTMLParser):
         self._cell: list[str] | None = None
         self._in_verdict = False
         self._in_coverage_message = False
+        self._in_changes_line = False
         self._topic: dict[str, str] | None = None
         self._topic_part = ""
 
@@ -75,6 +79,9 @@ class Page(HTMLParser):
         if tag == "span" and a.get("id") == "coverage-message":
             self._in_coverage_message = True
             self.coverage_message = ""
+        if tag == "p" and a.get("id") == "changes-line":
+            self._in_changes_line = True
+            self.changes_line = ""
         if tag == "table":
             self._table = a.get("id") or None
             if self._table:
@@ -102,6 +109,8 @@ class Page(HTMLParser):
             self._in_verdict = False
         if tag == "span":
             self._in_coverage_message = False
+        if tag == "p":
+            self._in_changes_line = False
         if tag in ("td", "th") and self._cell is not None and self._table:
             self.tables[self._table][-1].append("".join(self._cell).strip())
             self._cell = None
@@ -119,6 +128,8 @@ class Page(HTMLParser):
             self.verdict += data
         if self._in_coverage_message and self.coverage_message is not None:
             self.coverage_message += data
+        if self._in_changes_line and self.changes_line is not None:
+            self.changes_line += data
         if self._cell is not None:
             self._cell.append(data)
         if self._topic is not None and self._topic_part:
@@ -188,6 +199,27 @@ def check_breakdown(page: Page, summary: dict[str, Any]) -> None:
     assert ("breakdown-longest-cell" in page.ids) == bool(b["longest_cell"]["cell"])
 
 
+def check_changes(page: Page, summary: dict[str, Any]) -> None:
+    """The judge's changes against the reference as written: its count and pairs in one line, with whether
+    they fail the run, and every change in its order with its before and after values; none where the
+    summary has no changes (a matrix without a reference, older summaries)."""
+    ch = summary.get("changes")
+    if ch is None:
+        assert not any(i.startswith("changes") for i in page.ids) and page.changes_line is None
+        return
+    assert {"changes", "changes-line"} <= page.ids and page.changes_line is not None
+    n = len(ch["pairs"])
+    assert f"{n} {'cell' if n == 1 else 'cells'} compared with a reference cell" in page.changes_line
+    assert f"{ch['count']} {'change' if ch['count'] == 1 else 'changes'}:" in page.changes_line
+    assert ("they fail the run" in page.changes_line) == (ch["fail_on_change"] and ch["count"] > 0)
+    if not ch["changes"]:
+        assert "changes-table" not in page.tables
+        return
+    assert [tuple(r) for r in page.tables["changes-table"][1:]] == [
+        (c["cell"], c["reference"], c["case"], c["key"], json_value(c["before"])[0], json_value(c["after"])[0])
+        for c in ch["changes"]]
+
+
 @pytest.mark.parametrize("path", COMMITTED + FIXTURE_SUMMARIES, ids=name)
 def test_dashboard_shows_the_runners_verdicts(path: Path) -> None:
     summary = json.loads(path.read_text())
@@ -196,6 +228,7 @@ def test_dashboard_shows_the_runners_verdicts(path: Path) -> None:
     assert page.verdict_class == f"v-{summary['verdict']}"  # each of the judge's words has its badge
     check_coverage(page, summary)
     check_breakdown(page, summary)
+    check_changes(page, summary)
     assert shown_marks(page) == expected_marks(summary)
     divs: dict[tuple[str, str], set[str]] = {}
     for d in summary["divergences"]:

@@ -8,6 +8,7 @@ import re
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -381,3 +382,174 @@ def test_breakdown_text_is_escaped(tmp_path: Path) -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in block and "&#34;&gt;&lt;img src=x onerror" in block
     assert r"ipc\x1b[2J" in block and r"&lt;img src=x\u202e" in block and "\x1b" not in page
     assert not any(t in ("script", "img") for t, _ in parse(block).tags)
+
+
+# --- changes against the reference -----------------------------------------------------------------
+
+def changes_block(page: str) -> str:
+    """The changes section: its heading to the next section's heading (or the footer)."""
+    start = page.index('<h2 id="changes">')
+    ends = [i for i in (page.find("<h2", start + 1), page.find("<footer", start)) if i >= 0]
+    return page[start:min(ends)]
+
+
+def text_of(html_text: str) -> str:
+    return html.unescape(re.sub(r"<[^>]*>", "", html_text))
+
+
+# The judge's changes of the fixture `changes` (make_fixtures.py: CHANGES_MATRIX and changes_records),
+# in its order: matrix order of the cells, then case order, then the binding entries.
+CHANGES_ROWS = [
+    ["A=x,B=1", "A=x,B=0", "context.init.facts", "observations.driver_version", "13000", "13010"],
+    ["A=x,B=1", "A=x,B=0", "context.init.facts", "observations.ptds_default", "null", "false"],
+    ["A=x,B=1", "A=x,B=0", "", "binding.cuStreamGetId", '{"abi": 1, "missing": false, "symbol": "cuStreamGetId"}',
+     "null"],
+    ["A=y,B=1", "A=y,B=0", "alloc.copy.dtod", "outcome", "pass", "fail"],
+    ["A=y,B=1", "A=y,B=0", "alloc.copy.dtod", "observations.checksum", "3441483798584083331", "null"],
+    ["A=y,B=1", "A=y,B=0", "", "binding.cuMemAlloc", '{"abi": 2, "missing": false, "symbol": "cuMemAlloc_v2"}',
+     '{"abi": 1, "missing": false, "symbol": "cuMemAlloc"}'],
+]
+
+
+def test_changes_show_the_judges_changes_in_its_order() -> None:
+    """The fixture `changes` is `cuparity merge`'s summary of a matrix with reference = { B = "0" } and
+    fail_on_change: the section shows its reference, its pairs, its count and every change as written."""
+    summary = json.loads((FIXTURES / "changes" / "summary.json").read_text())
+    ch = summary["changes"]
+    assert summary["verdict"] == "failed" and ch["fail_on_change"] and ch["count"] == len(ch["changes"]) == 6
+    page = render("changes")
+    assert page.index('id="details"') < page.index('id="changes"')
+    block = changes_block(page)
+    assert block.startswith('<h2 id="changes">Changes against the reference</h2>')
+    line = block[block.index('<p id="changes-line">'):block.index("</p>")]
+    assert text_of(line) == ("Reference: B=0. 2 cells compared with a reference cell, 6 changes: "
+                             "they fail the run (fail_on_change).")
+    assert 'title="A=x,B=1 vs A=x,B=0\nA=y,B=1 vs A=y,B=0"' in line and '<b class="warn">6 changes</b>' in line
+    rows = table_rows(page, "changes-table")
+    assert rows == CHANGES_ROWS
+    assert [tuple(r[:4]) for r in rows] == [(c["cell"], c["reference"], c["case"], c["key"]) for c in ch["changes"]]
+    # With fail_on_change each change is also a problem of kind "change", which the details section shows:
+    # a binding change (no case) with its message, a case's change in the case's heading.
+    changes = [p for p in summary["problems"] if p["kind"] == "change"]
+    assert len(changes) == 6
+    details = html.unescape(page[page.index('id="details"'):page.index('id="changes"')])
+    for p in changes:
+        assert (p["message"] if not p["case"] else f"change in {p['cell']}") in details, p
+
+
+CHANGES_CASES = ["alloc.copy.dtod", "context.init.facts"]
+
+
+def reference_run(a_values: list[str], b_values: list[str | bool], reference: str, fail_on_change: bool,
+                  observe: Any) -> tuple[str, list[dict]]:
+    """A matrix of axes A and B with `reference`, and records of its cells (cmp-a's nv=0 configuration):
+    every case passes, with the observations `observe(cell, case)`; a binding map per cell."""
+    def toml(v: str | bool) -> str:
+        return "false" if v is False else "'" + str(v) + "'"
+
+    matrix = (f'[matrix]\nname = "chg"\ncases = {json.dumps(CHANGES_CASES)}\nreference = {reference}\n'
+              f'fail_on_change = {"true" if fail_on_change else "false"}\n\n'
+              f'[axes]\nA = [{", ".join(map(toml, a_values))}]\nB = [{", ".join(map(toml, b_values))}]\n')
+    s = json.loads((FIXTURES / "cmp-a" / "summary.json").read_text())
+    config = s["cells"][0]["config"]
+    out: list[dict] = [{"type": "run", "schema": "cuparity.results/1", "matrix": "chg", "matrix_path": "m.toml",
+                        "shard": "", "started": s["started"], "provenance": s["provenance"]}]
+    for a in a_values:
+        for b in b_values:
+            cid = f"A={a},B={'-' if b is False else b}"
+            out.append({"type": "cell", "cell": cid, "pid": 1, "device": "", "config": config, "startup_ms": {}})
+            out += [{"type": "case", "cell": cid, "case": case, "outcome": "pass", "message": "", "duration_ms": 1.0,
+                     "observations": observe(cid, case), "pid": 1} for case in CHANGES_CASES]
+            entry = observe(cid, "binding")
+            if entry:
+                out.append({"type": "binding_map", "cell": cid, "map": [
+                    {"entry": entry, "abi": 2, "symbol": "cuMemAlloc_v2", "exported": True, "address": "0x1",
+                     "missing": False}]})
+    return matrix, out
+
+
+def merged_summary(tmp_path: Path, cuparity_bin: Path, matrix: str, records: list[dict], code: int) -> Path:
+    """The folder of the summary.json `cuparity merge` writes for `records` with `matrix` (exit `code`)."""
+    (tmp_path / "m.toml").write_text(matrix)
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    done = subprocess.run([str(cuparity_bin), "merge", str(tmp_path / "m.toml"), str(run), "-o", str(run)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == code, done.stdout + done.stderr
+    return run
+
+
+def test_changes_reported_only_against_an_unset_reference(tmp_path: Path, cuparity_bin: Path) -> None:
+    """reference = { B = false } (B unset) without fail_on_change: the judge reports the change and the run
+    stays equivalent; the page says the reference is B unset and that the change does not fail the run."""
+    matrix, records = reference_run(["x"], [False, "1"], "{ B = false }", False,
+                                    lambda cell, case: {"checksum": 2 if cell.endswith("B=1") else 1}
+                                    if case == "alloc.copy.dtod" else {})
+    run = merged_summary(tmp_path, cuparity_bin, matrix, records, 0)
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["verdict"] == "equivalent" and summary["changes"]["reference"] == {"B": None}
+    assert not [p for p in summary["problems"] if p["kind"] == "change"]
+    page = build([load_run(run)])
+    block = changes_block(page)
+    assert text_of(block[block.index('<p id="changes-line">'):block.index("</p>")]) == (
+        "Reference: B unset. 1 cell compared with a reference cell, 1 change: "
+        "they are reported only, not failing the run (no fail_on_change).")
+    assert '<b>1 change</b>' in block
+    assert table_rows(page, "changes-table") == [
+        ["A=x,B=1", "A=x,B=-", "alloc.copy.dtod", "observations.checksum", "1", "2"]]
+
+
+@pytest.mark.parametrize("fail_on_change, says", [
+    (False, "a change would be reported only"), (True, "a change would fail the run (fail_on_change)")])
+def test_no_changes_is_one_line_without_a_table(tmp_path: Path, cuparity_bin: Path, fail_on_change: bool,
+                                                says: str) -> None:
+    matrix, records = reference_run(["x", "y"], ["0", "1"], '{ B = "0" }', fail_on_change,
+                                    lambda cell, case: {"checksum": 1} if case == "alloc.copy.dtod" else {})
+    run = merged_summary(tmp_path, cuparity_bin, matrix, records, 0)
+    assert json.loads((run / "summary.json").read_text())["changes"]["count"] == 0
+    block = changes_block(build([load_run(run)]))
+    assert text_of(block[block.index('<p id="changes-line">'):block.index("</p>")]) == (
+        f"Reference: B=0. 2 cells compared with a reference cell, 0 changes: {says}.")
+    assert 'id="changes-table"' not in block
+
+
+def test_no_changes_section_without_a_reference() -> None:
+    """Older summaries have no `changes`; a matrix without a reference writes `changes: null`; raw records none."""
+    assert "changes" not in json.loads((FIXTURES / "cmp-a" / "summary.json").read_text())
+    assert json.loads((FIXTURES / "incomplete" / "summary.json").read_text())["changes"] is None
+    for name in ("cmp-a", "incomplete", "latency-a", "interrupted", "h200-trimmed.summary.json"):
+        assert 'id="changes' not in render(name), name
+
+
+def test_changes_text_is_escaped(tmp_path: Path, cuparity_bin: Path) -> None:
+    """Markup and control characters in cell ids (axis values), the reference value, observation names and
+    values and binding entries, as the judge wrote them: escaped, never markup; a long value cut, its full
+    text in the title."""
+    long = "v" * 300 + XSS_RAW[0]
+
+    def observe(cell: str, case: str) -> Any:
+        changed = cell.endswith("B=1")
+        if case == "binding":
+            return XSS_RAW[1] + ("\x1b[2J" if changed else "")
+        if case == "alloc.copy.dtod":
+            return {XSS_RAW[0]: XSS_RAW[1] + "\x1b[31m" if changed else "same", "long": long if changed else ""}
+        return {}
+
+    matrix, records = reference_run([XSS_RAW[0]], [XSS_RAW[1], "1"], "{ B = '" + XSS_RAW[1] + "' }", True, observe)
+    run = merged_summary(tmp_path, cuparity_bin, matrix, records, 1)
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["changes"]["count"] == 4, summary["changes"]  # two observations, two binding entries
+    page = build([load_run(run)])
+    block = changes_block(page)
+    for raw in XSS_RAW:
+        assert raw not in page
+    assert "\x1b" not in page and r"\x1b[31m" in block and r"\x1b[2J" in block
+    assert "observations.&lt;script&gt;alert(1)&lt;/script&gt;" in block
+    assert 'id="changes-reference">B=&#34;&gt;&lt;img src=x onerror=alert(1)&gt;</span>' in block
+    assert not any(t in ("script", "img") for t, _ in parse(block).tags)
+    rows = table_rows(page, "changes-table")
+    assert [r[3] for r in rows] == ["observations.<script>alert(1)</script>", "observations.long",
+                                    "binding." + XSS_RAW[1], "binding." + XSS_RAW[1] + r"\x1b[2J"]
+    assert rows[1][5] == long[:239] + "…"
+    assert f'title="{html.escape(long)}"' in block

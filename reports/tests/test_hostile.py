@@ -155,6 +155,57 @@ def test_a_garbled_breakdown_is_exit_2(tmp_path: Path, member: list[Any], value:
     assert not (tmp_path / "d.html").exists() and not (tmp_path / "store").exists()
 
 
+@pytest.mark.parametrize("member, value, says", [
+    (["changes", "count"], 5, "changes.count: 5 where 'changes' lists 6"),
+    (["changes", "count"], 7, "changes.count: 7 where 'changes' lists 6"),
+    (["changes", "count"], -1, "changes.count: expected a count, got -1"),
+    (["changes", "reference"], MISSING, "changes.reference: expected an object, got nothing"),
+    (["changes", "fail_on_change"], MISSING, "changes.fail_on_change: expected true or false, got nothing"),
+    (["changes", "pairs"], MISSING, "changes.pairs: expected a list, got nothing"),
+    (["changes", "count"], MISSING, "changes.count: expected an integer, got nothing"),
+    (["changes", "changes"], MISSING, "changes.changes: expected a list, got nothing"),
+    (["changes", "pairs", 1, "reference"], MISSING, "changes.pairs[1].reference: expected a string, got nothing"),
+    (["changes", "changes", 0, "cell"], MISSING, "changes.changes[0].cell: expected a string, got nothing"),
+    (["changes", "changes", 1, "reference"], MISSING, "changes.changes[1].reference: expected a string, got nothing"),
+    (["changes", "changes", 2, "case"], MISSING, "changes.changes[2].case: expected a string, got nothing"),
+    (["changes", "changes", 3, "key"], MISSING, "changes.changes[3].key: expected a string, got nothing"),
+    (["changes", "changes", 1, "before"], MISSING,
+     "changes.changes[1].before: expected a JSON value (null where absent), got nothing"),
+    (["changes", "changes", 4, "after"], MISSING,
+     "changes.changes[4].after: expected a JSON value (null where absent), got nothing"),
+], ids=["count-below-list", "count-above-list", "negative-count", "reference-missing", "fail-on-change-missing",
+        "pairs-missing", "count-missing", "changes-missing", "pair-reference-missing", "change-cell-missing",
+        "change-reference-missing", "change-case-missing", "change-key-missing", "before-missing", "after-missing"])
+def test_garbled_changes_are_exit_2(tmp_path: Path, member: list[Any], value: Any, says: str,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The judge writes every member of its changes section and lists every change it counts (before and
+    after too: null where a side has no value): a summary with one missing, a negative count or a count
+    other than the list's length is garbled, refused by the page and by `history add` (wrong kinds are in
+    wrong-types.json)."""
+    base = json.loads((FIXTURES / "changes" / "summary.json").read_text())
+    assert base["changes"]["count"] == len(base["changes"]["changes"]) == 6
+    data = without(base, member) if value is MISSING else put(base, member, value)
+    summary = write(tmp_path / "run" / "summary.json", data)
+    for argv in (["dashboard", str(summary.parent), "--output", str(tmp_path / "d.html")],
+                 ["history", "add", str(summary.parent), "--store", str(tmp_path / "store")]):
+        assert main(argv) == 2, argv
+        assert capsys.readouterr().err == f"cuparity-report: error: {summary}: {says}\n", argv
+    assert not (tmp_path / "d.html").exists() and not (tmp_path / "store").exists()
+
+
+def test_changes_of_null_values_are_not_garbled(tmp_path: Path) -> None:
+    """null is the judge's word for a side without a value (and for an unset reference variable): shown, not refused."""
+    from cuparity_reports.dashboard import build
+    from cuparity_reports.reader import load_run
+
+    base = json.loads((FIXTURES / "changes" / "summary.json").read_text())
+    data = put(put(put(base, ["changes", "changes", 0, "before"], None), ["changes", "changes", 0, "after"], None),
+               ["changes", "reference", "B"], None)
+    page = build([load_run(write(tmp_path / "run" / "summary.json", data))])
+    assert 'id="changes-reference">B unset</span>' in page
+    assert '<td class="mono">null</td><td class="mono differs">null</td>' in page
+
+
 def test_a_garbled_summary_in_the_store_names_the_stored_file(tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     store = tmp_path / "store"
