@@ -84,6 +84,9 @@ int run_env(const env_options &opt) {
   std::unique_ptr<session> sess;
   try {
     sess = session::open(s);
+  } catch (const config_error &e) { // a CUPARITY_BINDING_MAP that cannot be used
+    std::cerr << "cuparity env: " << e.what() << "\n";
+    return exit_code::bad_input;
   } catch (const std::exception &e) {
     std::cerr << "cuparity env: " << e.what() << "\n";
     return exit_code::environment;

@@ -60,6 +60,8 @@ settings read_settings(const env_lookup &env, const std::string &exe_dir) {
   }
   if (auto inc = env(var::include_path))
     s.include_path = *inc;
+  if (auto map = env(var::binding_map))
+    s.binding_map_path = *map;
   if (auto nb = env(var::nvidia_backend))
     s.nvidia_backend_path = *nb;
   else

@@ -23,7 +23,8 @@ struct settings {
   bool cuda_python_ptds = false;   ///< CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM
   std::string driver_path;         ///< absolute NUMBA_CUDA_DRIVER, "" = system search
   std::string include_path = "/usr/local/cuda/include"; ///< NUMBA_CUDA_INCLUDE_PATH
-  std::string nvidia_backend_path;              ///< CUPARITY_NVIDIA_BACKEND or companion_library
+  std::string nvidia_backend_path; ///< CUPARITY_NVIDIA_BACKEND or companion_library
+  std::string binding_map_path;    ///< CUPARITY_BINDING_MAP: bind through a captured map ("": no)
   std::map<std::string, std::string> variables; ///< the binding variables as set (unset absent)
   std::vector<std::string> warnings;            ///< parse warnings, in reading order
 };

@@ -6,9 +6,9 @@
 namespace cuparity {
 
 const std::vector<std::string> &binding_variables() {
-  static const std::vector<std::string> vars{var::use_nvidia_binding, var::numba_ptds,
-                                             var::cuda_python_ptds,   var::driver,
-                                             var::include_path,       var::nvidia_backend};
+  static const std::vector<std::string> vars{
+      var::use_nvidia_binding, var::numba_ptds,     var::cuda_python_ptds, var::driver,
+      var::include_path,       var::nvidia_backend, var::binding_map};
   return vars;
 }
 

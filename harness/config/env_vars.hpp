@@ -18,6 +18,8 @@ inline constexpr const char *cuda_python_ptds = "CUDA_PYTHON_CUDA_PER_THREAD_DEF
 inline constexpr const char *driver = "NUMBA_CUDA_DRIVER";
 inline constexpr const char *include_path = "NUMBA_CUDA_INCLUDE_PATH";
 inline constexpr const char *nvidia_backend = "CUPARITY_NVIDIA_BACKEND";
+/// A captured binding map (tools/capture): the cell binds exactly what that package bound.
+inline constexpr const char *binding_map = "CUPARITY_BINDING_MAP";
 } // namespace var
 
 /// Every variable that selects or tunes a binding. The runner removes from a cell's inherited

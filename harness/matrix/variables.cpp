@@ -16,7 +16,8 @@ std::string short_variable_name(const std::string &var) {
   static const std::map<std::string, std::string> names{
       {var::use_nvidia_binding, "nv"},    {var::numba_ptds, "numba_ptds"},
       {var::cuda_python_ptds, "cp_ptds"}, {var::driver, "driver"},
-      {var::include_path, "include"},     {var::nvidia_backend, "nv_lib"}};
+      {var::include_path, "include"},     {var::nvidia_backend, "nv_lib"},
+      {var::binding_map, "map"}};
   auto it = names.find(var);
   return it == names.end() ? var : it->second;
 }

@@ -2,6 +2,7 @@
 #include "harness/selection/session.hpp"
 
 #include "backends/internal/internal_backend.hpp"
+#include "harness/selection/map_backend.hpp"
 
 #include <dlfcn.h>
 
@@ -99,7 +100,20 @@ std::unique_ptr<session> session::open(const settings &s, const session_options 
   c.simulated = out->m_library->symbol_behind_shim("cuparity_simulated_driver") != nullptr;
 
   std::unique_ptr<backend> chosen;
-  if (s.use_nvidia_binding) {
+  if (!s.binding_map_path.empty()) {
+    // A captured map decides everything a package decides: the variables that select a backend
+    // are the package's, recorded in the map.
+    captured_map map;
+    try {
+      map = read_captured_map(s.binding_map_path);
+    } catch (const map_error &e) {
+      throw config_error(std::string(var::binding_map) + ": " + e.what());
+    }
+    if (map.status != "ok") // nothing to bind: the capture recorded why the package did not load
+      throw config_error(std::string(var::binding_map) + ": " + map.path + ": the package did " +
+                         "not load (" + map.status + "): " + map.error);
+    chosen = make_map_backend(out->m_library, map);
+  } else if (s.use_nvidia_binding) {
     auto attempt = try_nvidia(s);
     if (attempt.made) {
       chosen = std::move(attempt.made);

@@ -168,3 +168,100 @@ TEST_CASE("cuparity audit --map: exit 0 passed, 1 failed, 2 for a bad map", "[ma
   CHECK(missing.exit_code == 2);
   CHECK_THAT(missing.err, Catch::Contains("absent.json: cannot be read"));
 }
+
+// ---- the map backend: suites run through exactly what a package bound
+
+#include "backends/internal/probe_rules.hpp"
+#include "harness/driver/entry.hpp"
+
+namespace {
+
+/// A capture of a package that binds every entry of cuparity's table the way Numba's probing
+/// would in `per_thread` mode (the buggy parse: per-thread under "0"), and cuCtxCreate as
+/// cuda.bindings 13 does (_v4), under CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM="0".
+std::string full_map(const std::string &name, bool per_thread) {
+  const auto lib = driver_library::open(CUPARITY_SIMDRIVER);
+  json entries = json::array();
+  for (const auto &e : all_entries()) {
+    std::string symbol;
+    for (const auto &c : probe_rules::numba().candidates(e.name, per_thread))
+      if (lib->symbol(c.c_str())) {
+        symbol = c;
+        break;
+      }
+    if (e.name == "cuCtxCreate")
+      symbol = "cuCtxCreate_v4";
+    entries.push_back({{"function", std::string(e.name)},
+                       {"raw_name", "__" + symbol},
+                       {"symbol", symbol.empty() ? json(nullptr) : json(symbol)},
+                       {"library", CUPARITY_SIMDRIVER}});
+  }
+  const json m{{"schema", "cuparity.binding_map/1"},
+               {"package", {{"kind", "cuda.bindings"}, {"name", "double"}, {"version", name}}},
+               {"environment", {{"CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "0"}}},
+               {"status", "ok"},
+               {"error", ""},
+               {"entries", entries}};
+  const std::string path = scratch(name + ".map.json");
+  std::ofstream(path) << m.dump(1);
+  return path;
+}
+
+} // namespace
+
+TEST_CASE("the map backend runs the suites through a captured map: the wrong PTDS parse fails "
+          "stream 0's case, another ABI is refused by name",
+          "[map][runner]") {
+  const std::string fixed = full_map("fixed", false), buggy = full_map("buggy", true);
+  const std::string matrix = scratch("map_backend.toml");
+  std::ofstream(matrix) << "[matrix]\ncases = [\"stream.default.semantics\", "
+                           "\"stream.handles.legacy_per_thread\", \"alloc.copy.dtod\", "
+                           "\"context.create.lifecycle\"]\n[axes]\nCUPARITY_BINDING_MAP = [\""
+                        << fixed << "\", \"" << buggy << "\"]\n";
+  const std::string out = scratch("map_backend_out");
+  auto res = test::run_cuparity({"run", matrix, "--out", out, "--force"},
+                                {{"NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER}});
+  INFO(res.out << res.err);
+  CHECK(res.exit_code == 1);
+  std::ifstream in(out + "/summary.json");
+  const json s = json::parse(in);
+  std::map<std::string, std::string> outcome, message;
+  for (const auto &r : s["results"]) {
+    const std::string cell = r["cell"].get<std::string>() == "map=" + fixed ? "fixed" : "buggy";
+    const std::string key = cell + " " + r["case"].get<std::string>();
+    outcome[key] = r["outcome"];
+    message[key] = r["message"];
+  }
+  CHECK(s["cells"][0]["config"]["binding"] == "map");
+  CHECK(outcome["fixed stream.default.semantics"] == "pass");
+  CHECK(outcome["fixed alloc.copy.dtod"] == "pass");
+  CHECK(outcome["buggy stream.default.semantics"] == "fail");
+  CHECK_THAT(message["buggy stream.default.semantics"],
+             Catch::Contains("stream 0 behaved as per-thread but the configuration says legacy"));
+  CHECK(outcome["buggy alloc.copy.dtod"] == "pass");
+  CHECK(outcome["fixed context.create.lifecycle"] == "fail");
+  CHECK_THAT(message["fixed context.create.lifecycle"],
+             Catch::Contains("binds cuCtxCreate_v4, an ABI other than cuparity's cuCtxCreate_v2 "
+                             "(ABI 3020): refused"));
+}
+
+TEST_CASE("a cell whose captured map is unreadable or of a package that did not load is a "
+          "config error naming it",
+          "[map][runner]") {
+  const std::string bad = scratch("garbled.map.json");
+  std::ofstream(bad) << "{\"schema\": 5}";
+  auto res = test::run_cuparity(
+      {"env"}, {{"NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER}, {"CUPARITY_BINDING_MAP", bad}});
+  CHECK(res.exit_code == 2);
+  CHECK_THAT(res.out + res.err,
+             Catch::Contains("CUPARITY_BINDING_MAP: " + bad + ": schema: expected a string"));
+  const std::string refused = example("fixed-ptds0", [](json &j) {
+    j["status"] = "load_failed";
+    j["error"] = "ValueError: bad value";
+  });
+  res = test::run_cuparity(
+      {"env"}, {{"NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER}, {"CUPARITY_BINDING_MAP", refused}});
+  CHECK(res.exit_code == 2);
+  CHECK_THAT(res.out + res.err, Catch::Contains("the package did not load (load_failed): "
+                                                "ValueError: bad value"));
+}
