@@ -747,3 +747,40 @@ CUPARITY_SIM_FAULTS = [false, ""]
   CHECK(res.exit_code == 0);
   CHECK(summary_of(dir + "/same")["changes"]["count"] == 0);
 }
+
+TEST_CASE("a reference matrix over two driver libraries: a candidate that changes an error code "
+          "is reported, an identical one is not",
+          "[runner][changes]") {
+  auto dir = scratch("reference_two_drivers");
+  // The candidate is the fault shim in front of the simulated driver (a driver library that
+  // forwards every call), the reference the simulated driver itself; only the shim reads
+  // CUPARITY_SHIM_FAULTS.
+  auto matrix_with = [&](const std::string &name, const std::string &faults) {
+    return write(dir + "/" + name + ".toml", R"([matrix]
+cases = ["stream.query.not_ready", "alloc.errors.zero", "context.init.facts", "binding.resolve.audit"]
+reference = { NUMBA_CUDA_DRIVER = "{bin}/libcuparity_simdriver.so" }
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["0", "1"]
+NUMBA_CUDA_DRIVER = ["{bin}/libcuparity_simdriver.so", "{bin}/libcuparity_fault_shim.so"]
+CUPARITY_SHIM_TARGET = ["{bin}/libcuparity_simdriver.so"]
+CUPARITY_SHIM_FAULTS = [")" + faults + R"("]
+)");
+  };
+  auto res = test::run_cuparity(
+      {"run", matrix_with("changed", "cuStreamQuery:error=1"), "--out", dir + "/changed"}, {});
+  INFO(res.out << res.err);
+  CHECK(res.exit_code == 0);
+  auto s = summary_of(dir + "/changed");
+  REQUIRE(s["changes"]["count"] == 4);
+  for (const auto &c : s["changes"]["changes"]) {
+    CHECK(c["case"] == "stream.query.not_ready");
+    CHECK_THAT(c["cell"].get<std::string>(), Catch::Contains("libcuparity_fault_shim.so"));
+    CHECK_THAT(c["reference"].get<std::string>(), Catch::Contains("libcuparity_simdriver.so"));
+  }
+  res = test::run_cuparity({"run", matrix_with("same", ""), "--out", dir + "/same"}, {});
+  INFO(res.out << res.err);
+  CHECK(res.exit_code == 0);
+  auto same = summary_of(dir + "/same");
+  CHECK(same["changes"]["count"] == 0);
+  CHECK(same["changes"]["pairs"].size() == 2);
+}
