@@ -37,6 +37,17 @@ json outcomes_json(const run_comparison &c) {
   return out;
 }
 
+json observations_json(const run_comparison &c) {
+  json out = json::array();
+  for (const auto &ch : c.observations)
+    out.push_back({{"cell", ch.cell},
+                   {"case", ch.case_id},
+                   {"key", ch.key},
+                   {"a", ch.before},
+                   {"b", ch.after}});
+  return out;
+}
+
 json divergence_list(const std::vector<divergence> &list) {
   json out = json::array();
   for (const auto &d : list)
@@ -88,6 +99,7 @@ nlohmann::json compare_json(const run_comparison &c) {
           {"exit_code", compare_exit_code(c)},
           {"counts", counts},
           {"outcomes", outcomes_json(c)},
+          {"observations", observations_json(c)},
           {"divergences",
            {{"new", divergence_list(c.divergences.added)},
             {"gone", divergence_list(c.divergences.gone)}}},

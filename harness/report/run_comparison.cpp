@@ -5,6 +5,7 @@
 #include "harness/protocol/exit_codes.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace cuparity {
 namespace {
@@ -90,6 +91,26 @@ const char *run_comparison::verdict() const {
   return regressed() ? "regressed" : complete() ? "no regression" : "incomplete";
 }
 
+/// Per (cell, case) recorded in both runs, every observation that differs; configuration cases
+/// describe the environment (a driver path, a warning) and are left out, as in a run's verdict.
+std::vector<reference_change> observation_changes(const std::vector<run_result> &a,
+                                                  const std::vector<run_result> &b) {
+  std::map<std::pair<std::string, std::string>, const run_result *> in_a;
+  for (const auto &r : a)
+    in_a[{r.cell, r.case_id}] = &r;
+  std::vector<reference_change> out;
+  for (const auto &r : b) {
+    const auto it = in_a.find({r.cell, r.case_id});
+    if (it == in_a.end() || is_configuration_case(r.case_id))
+      continue;
+    const nlohmann::json before{{"case", r.case_id}, {"observations", it->second->observations}};
+    const nlohmann::json after{{"case", r.case_id}, {"observations", r.observations}};
+    for (auto &c : case_changes(r.cell, r.cell, before, after))
+      out.push_back(std::move(c));
+  }
+  return out;
+}
+
 run_comparison compare_runs(const recorded_run &a, const recorded_run &b,
                             const latency_settings &latency) {
   run_comparison out;
@@ -97,6 +118,7 @@ run_comparison compare_runs(const recorded_run &a, const recorded_run &b,
   out.b = b.header;
   out.outcomes = compare_outcomes(a.results, b.results);
   out.divergences = compare_divergences(a.divergences, b.divergences);
+  out.observations = observation_changes(a.results, b.results);
   out.incomplete = incompleteness(a, b, out.outcomes);
   if (a.has_latency && b.has_latency)
     compare_probes(a, b, latency, out);

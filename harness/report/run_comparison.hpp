@@ -26,6 +26,10 @@ struct latency_change {
 struct run_comparison {
   run_header a, b;
   std::vector<result_change> outcomes; ///< every (cell, case) pair of either run
+  /// Observations of a (cell, case) both runs recorded that differ (reported, never a
+  /// regression: a driver may change what it reports; fail_on_change is for a matrix's
+  /// reference). `reference` holds the cell too; before is A's value, after B's.
+  std::vector<reference_change> observations;
   divergence_changes divergences;
   std::vector<latency_change> latency;
   std::vector<std::string> notes; ///< what could not be compared (a probe or series one run lacks)

@@ -80,6 +80,10 @@ run_result read_result(const json &r, const std::string &path) {
     throw json_input_error(member_path(path, "outcome"), "unknown outcome '" + name + "'");
   out.result = *o;
   out.message = optional_string(r, path, "message");
+  if (const auto obs = r.find("observations"); obs != r.end() && !obs->is_null()) {
+    require_kind(*obs, member_path(path, "observations"), json_kind::object);
+    out.observations = *obs;
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@
 
 #include "harness/protocol/outcome.hpp"
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +42,7 @@ struct run_result {
   std::string case_id;
   outcome result = outcome::error;
   std::string message;
+  nlohmann::json observations = nlohmann::json::object(); ///< as the run recorded them
 };
 
 /// The class of a pair whose outcome was `a` in run A and `b` in run B (nullopt: not recorded).

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 using namespace cuparity;
 using json = nlohmann::json;
@@ -379,4 +380,44 @@ TEST_CASE("cuparity compare judges by the thresholds run B recorded, unless told
   auto refused = test::run_cuparity({"compare", a_path, bad}, {});
   CHECK(refused.exit_code == exit_code::bad_input);
   CHECK_THAT(refused.err, Catch::Contains("latency.settings.regression_threshold"));
+}
+
+TEST_CASE("observations that changed between two runs are reported, never judged", "[compare]") {
+  json a = summary_of({{"c1", "mem.alloc", "pass"},
+                       {"c1", "binding.config.effective", "pass"},
+                       {"c2", "mem.alloc", "pass"},
+                       {"c1", "mem.only_in_a", "pass"}});
+  json b = a;
+  a["results"][0]["observations"] = {{"code", 0}, {"same", "x"}};
+  b["results"][0]["observations"] = {{"code", 2}, {"same", "x"}, {"new", true}};
+  // A configuration case describes the environment: not compared.
+  a["results"][1]["observations"] = {{"driver_path", "/a"}};
+  b["results"][1]["observations"] = {{"driver_path", "/b"}};
+  a["results"][2]["observations"] = {{"k", 1}};
+  b["results"][2]["observations"] = {{"k", 1}};
+  b["results"].erase(3);
+  a["results"][3]["observations"] = {{"k", 1}};
+  const run_comparison c = compare(a, b);
+  REQUIRE(c.observations.size() == 2);
+  CHECK(c.observations[0].cell == "c1");
+  CHECK(c.observations[0].case_id == "mem.alloc");
+  CHECK(c.observations[0].key == "observations.code");
+  CHECK(c.observations[0].before == 0);
+  CHECK(c.observations[0].after == 2);
+  CHECK(c.observations[1].key == "observations.new");
+  CHECK(c.observations[1].before.is_null());
+  CHECK_FALSE(c.regressed()); // reported only
+  const json j = compare_json(c);
+  REQUIRE(j["observations"].size() == 2);
+  CHECK(j["observations"][0]["a"] == 0);
+  CHECK(j["observations"][0]["b"] == 2);
+  std::ostringstream out;
+  print_compare(out, c);
+  CHECK_THAT(out.str(), Catch::Contains("2 observations changed (reported, not judged):\n"
+                                        "  c1 mem.alloc observations.code: 0 -> 2\n"));
+  // Observations of the wrong kind are bad input naming the member.
+  json bad = a;
+  bad["results"][0]["observations"] = 5;
+  CHECK_THROWS_WITH(recorded_run_from_json(bad, "bad.json"),
+                    Catch::Contains("results[0].observations"));
 }
