@@ -108,7 +108,8 @@ TEST_CASE("a package that parses the PTDS variable as cuda-python once did is ca
 
   const auto buggy = audit(example("buggy-ptds0"));
   CHECK(buggy.failed);
-  CHECK(buggy.counts.at(finding_kind::per_thread_wrong) == 6);
+  CHECK(buggy.counts.at(finding_kind::per_thread_wrong) ==
+        22); // every entry with a per-thread variant
   const map_finding *f = finding(buggy, "cuMemcpyHtoD");
   REQUIRE(f);
   CHECK(f->kind == finding_kind::per_thread_wrong);
@@ -163,7 +164,7 @@ TEST_CASE("cuparity audit --map: exit 0 passed, 1 failed, 2 for a bad map", "[ma
   std::ifstream in(json_out);
   const json j = json::parse(in);
   CHECK(j["failed"] == true);
-  CHECK(j["counts"]["per_thread_wrong"] == 6);
+  CHECK(j["counts"]["per_thread_wrong"] == 22);
   auto missing = test::run_cuparity({"audit", "--map", scratch("absent.json")}, env);
   CHECK(missing.exit_code == 2);
   CHECK_THAT(missing.err, Catch::Contains("absent.json: cannot be read"));
@@ -264,4 +265,32 @@ TEST_CASE("a cell whose captured map is unreadable or of a package that did not 
   CHECK(res.exit_code == 2);
   CHECK_THAT(res.out + res.err, Catch::Contains("the package did not load (load_failed): "
                                                 "ValueError: bad value"));
+}
+
+TEST_CASE("the committed captures of the test-double packages run through the map backend: the "
+          "wrong parse is caught by stream 0's case",
+          "[map][runner]") {
+  const std::string dir = std::string(CUPARITY_SOURCE_DIR) + "/tools/capture/fixtures/";
+  const std::string fixed = dir + "fixed-ptds0.json", buggy = dir + "buggy-ptds0.json";
+  const std::string matrix = scratch("committed_maps.toml");
+  std::ofstream(matrix) << "[matrix]\ncases = [\"stream.default.semantics\", \"stream.threads."
+                           "overlap\", \"alloc.copy.dtod\"]\n[axes]\nCUPARITY_BINDING_MAP = [\""
+                        << fixed << "\", \"" << buggy << "\"]\n";
+  const std::string out = scratch("committed_maps_out");
+  auto res = test::run_cuparity({"run", matrix, "--out", out, "--force"},
+                                {{"NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER}});
+  INFO(res.out << res.err);
+  CHECK(res.exit_code == 1);
+  std::ifstream in(out + "/summary.json");
+  const json s = json::parse(in);
+  std::map<std::string, std::string> outcome;
+  for (const auto &r : s["results"])
+    outcome[(r["cell"] == "map=" + fixed ? "fixed " : "buggy ") + r["case"].get<std::string>()] =
+        r["outcome"];
+  CHECK(outcome["fixed stream.default.semantics"] == "pass");
+  CHECK(outcome["fixed stream.threads.overlap"] == "pass");
+  CHECK(outcome["fixed alloc.copy.dtod"] == "pass");
+  CHECK(outcome["buggy stream.default.semantics"] == "fail");
+  CHECK(outcome["buggy stream.threads.overlap"] == "fail");
+  CHECK(outcome["buggy alloc.copy.dtod"] == "pass");
 }

@@ -15,6 +15,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,8 @@ import pytest
 
 CAPTURE_DIR = Path(__file__).resolve().parents[1]
 FIXTURES_DIR = CAPTURE_DIR / "fixtures"
+REPO = CAPTURE_DIR.parents[1]
+ENTRIES_INL = REPO / "harness" / "driver" / "entries.inl"
 
 
 def _load(name: str, path: Path):
@@ -46,6 +49,40 @@ ENV_KEYS = [
     "LD_LIBRARY_PATH",
 ]
 ENTRY_KEYS = ["function", "raw_name", "symbol", "library"]
+
+# What the doubles bind besides the entry table (a function the simulated driver lacks).
+EXTRA_FUNCTIONS = ["cuGraphCreate"]
+PINNED = ("cuCtxGetDevice", "cuCtxSynchronize")
+PER_THREAD_SUFFIXES = ("_v2_ptds", "_v2_ptsz", "_ptds", "_ptsz")
+
+
+def table_names() -> list:
+    """The entry names of harness/driver/entries.inl, parsed here independently of the doubles."""
+    text = re.sub(r"//[^\n]*", "", ENTRIES_INL.read_text(encoding="utf-8"))
+    return list(dict.fromkeys(re.findall(r"\bCUPARITY_ENTRY\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)", text)))
+
+
+def probe(name: str, per_thread: bool) -> list:
+    """Numba's _find_api candidates, which both doubles follow (cuCtxCreate aside)."""
+    if name in PINNED:
+        return [name]
+    legacy = [name + "_v2", name]
+    return [name + s for s in PER_THREAD_SUFFIXES] + legacy if per_thread else legacy
+
+
+def first_exported(lib, names):
+    return next((n for n in names if hasattr(lib, n)), None)
+
+
+def expected_symbol(lib, name: str, package: str, per_thread: bool):
+    """The symbol the double of package binds for name, None where the driver exports none."""
+    if package == "cuda.bindings" and name == "cuCtxCreate" and hasattr(lib, "cuCtxCreate_v4"):
+        return "cuCtxCreate_v4"
+    return first_exported(lib, probe(name, per_thread))
+
+
+def has_per_thread_variant(lib, name: str) -> bool:
+    return name not in PINNED and any(hasattr(lib, name + s) for s in PER_THREAD_SUFFIXES)
 
 
 @pytest.fixture(scope="session")
@@ -186,12 +223,18 @@ def test_cuda_bindings_map_is_well_formed(tmp_path, simdriver):
     assert doc["environment"]["NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM"] is None
     assert same_file(doc["driver"]["path"], simdriver)
     assert doc["driver"]["version"] == 13000
-    # One entry per key of _inspect_function_pointers(), the key kept as raw_name.
-    assert sorted(by_raw(doc)) == sorted(
-        ["__cuInit", "__cuDriverGetVersion", "__cuCtxCreate_v4", "__cuMemAlloc_v2", "__cuMemFree_v2",
-         "__cuMemcpyHtoD_v2", "__cuMemcpyDtoH_v2", "__cuMemcpyHtoDAsync_v2", "__cuStreamSynchronize",
-         "__cuLaunchKernel", "__cuEventRecord", "__cuGraphCreate"]
-    )
+    # One entry per key of _inspect_function_pointers(), the key kept as raw_name: every entry of
+    # entries.inl plus cuGraphCreate, keyed "__" plus the legacy symbol the driver exports.
+    lib = ctypes.CDLL(str(simdriver))
+    expected = []
+    for name in table_names() + EXTRA_FUNCTIONS:
+        symbol = expected_symbol(lib, name, "cuda.bindings", False)
+        expected.append("__" + (symbol or name))
+    assert len(expected) == len(set(expected)) == len(table_names()) + 1
+    assert sorted(by_raw(doc)) == sorted(expected)
+    assert len(doc["entries"]) == len(expected)
+    assert {"__cuInit", "__cuCtxCreate_v4", "__cuMemAlloc_v2", "__cuMemcpyHtoD_v2", "__cuStreamSynchronize",
+            "__cuCtxGetDevice", "__cuCtxSynchronize", "__cuMemPrefetchAsync_v2", "__cuGraphCreate"} <= set(expected)
 
 
 def test_fixed_double_binds_legacy_symbols_for_0(tmp_path, simdriver):
@@ -278,8 +321,18 @@ def _bindings_tree(root: Path, table_module: str | None) -> Path:
         target = package.joinpath(*folders)
         target.mkdir(parents=True)
         (target / "__init__.py").write_text("", encoding="utf-8")
+        # The double itself, loaded by path: it finds entries.inl from its own location, which a
+        # copy in tmp_path would not be.
         source = make_fixtures.DOUBLES / "cuda" / "bindings" / "_bindings" / "cydriver.py"
-        (target / f"{name}.py").write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+        (target / f"{name}.py").write_text(
+            "import importlib.util as _util\n"
+            f"_spec = _util.spec_from_file_location('cuparity_layout_cydriver', {str(source)!r})\n"
+            "_double = _util.module_from_spec(_spec)\n"
+            "_spec.loader.exec_module(_double)\n"
+            "_inspect_function_pointers = _double._inspect_function_pointers\n"
+            "_inspect_function_pointer = _double._inspect_function_pointer\n",
+            encoding="utf-8",
+        )
     return root
 
 
@@ -379,6 +432,41 @@ def test_numba_ptds_variable(tmp_path, simdriver, value, per_thread):
     assert f["cuMemcpyHtoD"]["symbol"] == ("cuMemcpyHtoD_v2_ptds" if per_thread else "cuMemcpyHtoD_v2")
     assert f["cuStreamSynchronize"]["symbol"] == ("cuStreamSynchronize_ptsz" if per_thread else "cuStreamSynchronize")
     assert f["cuCtxCreate"]["symbol"] == "cuCtxCreate_v2"
+
+
+@pytest.mark.parametrize("value, per_thread", [(None, False), ("1", True)])
+def test_numba_map_covers_the_entry_table(tmp_path, simdriver, value, per_thread):
+    variables = {} if value is None else {"NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM": value}
+    doc = captured_ok(tmp_path, "numba", simdriver, **variables)
+    check_well_formed(doc)
+    lib = ctypes.CDLL(str(simdriver))
+    f = by_function(doc)
+    names = table_names()
+    assert sorted(f) == sorted(names + EXTRA_FUNCTIONS)
+    for name in names:
+        # cuCtxCreate probes like the rest: cuCtxCreate_v2, not cuda.bindings' _v4.
+        assert f[name]["symbol"] == expected_symbol(lib, name, "numba", per_thread), name
+    assert f["cuCtxCreate"]["symbol"] == "cuCtxCreate_v2"
+    assert f["cuCtxGetDevice"]["symbol"] == "cuCtxGetDevice"  # pinned: not CUDA 13's cuCtxGetDevice_v2
+    assert f["cuCtxSynchronize"]["symbol"] == "cuCtxSynchronize"
+
+
+def test_numba_prototypes_follow_the_entry_table(simdriver):
+    env = _env(simdriver)
+    code = (
+        "import json\n"
+        "from numba.cuda.cudadrv import drvapi\n"
+        "print(json.dumps({k: [t.__name__ for t in v] for k, v in drvapi.API_PROTOTYPES.items()}))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    prototypes = json.loads(proc.stdout)
+    assert list(prototypes) == table_names() + EXTRA_FUNCTIONS
+    assert prototypes["cuCtxSynchronize"] == ["c_int"]
+    size_t = ctypes.c_size_t.__name__
+    assert prototypes["cuMemcpyHtoD"] == ["c_int", size_t, "c_void_p", size_t]
+    assert prototypes["cuGetErrorName"] == ["c_int", "c_int", "LP_c_char_p"]
+    assert len(prototypes["cuLaunchKernel"]) == 12
 
 
 def test_numba_driver_from_numba_cuda_driver(tmp_path, simdriver):
@@ -495,3 +583,91 @@ def test_fixture_matches_what_the_script_makes_now(tmp_path, simdriver, name):
         doc.pop("captured")
         doc["python"].pop("version")
     assert fresh == committed, f"run python3 {FIXTURES_DIR / 'make_fixtures.py'} to regenerate {name}"
+
+
+@pytest.mark.parametrize("name, per_thread", [("fixed-ptds0.json", False), ("buggy-ptds0.json", True)])
+def test_fixture_covers_the_entry_table(simdriver, name, per_thread):
+    # Every entry of entries.inl is in the map, with the symbol the double's probing lands on: never
+    # null unless the simulated driver exports none of the names probed.
+    doc = json.loads((FIXTURES_DIR / name).read_text(encoding="utf-8"))
+    lib = ctypes.CDLL(str(simdriver))
+    f = by_function(doc)
+    names = table_names()
+    assert len(names) > 90
+    assert sorted(f) == sorted(names + EXTRA_FUNCTIONS)
+    assert len(doc["entries"]) == len(names) + len(EXTRA_FUNCTIONS)
+    for name_ in names:
+        expected = expected_symbol(lib, name_, "cuda.bindings", per_thread)
+        if expected is None:
+            assert not any(hasattr(lib, c) for c in probe(name_, per_thread)), name_
+        assert f[name_]["symbol"] == expected, name_
+        assert f[name_]["library"] == (None if expected is None else "{driver}"), name_
+    assert f["cuGraphCreate"]["symbol"] is None and not hasattr(lib, "cuGraphCreate")
+
+
+def test_fixtures_differ_exactly_in_the_per_thread_symbols(simdriver):
+    # Under "0" the fixed parse binds the legacy symbol of every entry the driver has a per-thread
+    # variant of, the buggy parse that variant; the keys are the same (the legacy versioned name).
+    fixed = by_function(json.loads((FIXTURES_DIR / "fixed-ptds0.json").read_text(encoding="utf-8")))
+    buggy = by_function(json.loads((FIXTURES_DIR / "buggy-ptds0.json").read_text(encoding="utf-8")))
+    lib = ctypes.CDLL(str(simdriver))
+    with_variant = [n for n in table_names() if has_per_thread_variant(lib, n)]
+    assert {"cuMemcpyHtoD", "cuMemcpyHtoDAsync", "cuStreamSynchronize", "cuLaunchKernel", "cuMemPrefetchAsync"} <= set(with_variant)
+    per_thread = re.compile(r".*_(?:ptds|ptsz)")
+    for name in table_names():
+        assert fixed[name]["raw_name"] == buggy[name]["raw_name"], name
+        assert not per_thread.fullmatch(fixed[name]["symbol"] or ""), fixed[name]
+        if name in with_variant:
+            assert fixed[name]["symbol"] == first_exported(lib, probe(name, False)), name
+            assert fixed[name]["symbol"] in probe(name, False), name
+            assert per_thread.fullmatch(buggy[name]["symbol"] or ""), buggy[name]
+            assert buggy[name]["symbol"] in probe(name, True), name
+        else:
+            assert buggy[name]["symbol"] == fixed[name]["symbol"], name
+
+
+# --- the entry table the doubles read ---------------------------------------------------------
+
+
+def test_doubles_read_the_entry_table(monkeypatch):
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # no __pycache__ among the doubles
+    entries = _load("cuparity_capture_double_entries", make_fixtures.DOUBLES / "_cuparity_entries.py")
+    assert entries.ENTRIES_PATH == ENTRIES_INL.resolve()
+    assert list(entries.NAMES) == table_names()
+    by_name = {e.name: e for e in entries.ENTRIES}
+    assert by_name["cuCtxCreate"].abi == 3020
+    assert by_name["cuCtxSynchronize"].parameters == []
+    assert by_name["cuModuleLoadDataEx"].parameters == [
+        "CUmodule *", "const void *", "unsigned int", "CUjit_option *", "void **"
+    ]
+    text = (
+        "// CUPARITY_ENTRY(cuCommented, 1, (int))\n"
+        "/* CUPARITY_ENTRY(cuBlockComment, 1, ()) */\n"
+        "#define CUPARITY_ENTRY(name, abi, params)\n"
+        "CUPARITY_ENTRY(cuOne, 2000, ())\n"
+        "CUPARITY_ENTRY(  cuTwo ,\n   3020,\n   (CUdeviceptr, const void *,\n    size_t))\n"
+        "CUPARITY_ENTRY(cuOne, 2000, ())\n"
+    )
+    parsed = entries.parse(text)
+    assert [(e.name, e.abi, e.parameters) for e in parsed] == [
+        ("cuOne", 2000, []), ("cuTwo", 3020, ["CUdeviceptr", "const void *", "size_t"])
+    ]
+
+
+@pytest.mark.parametrize("package", ["cuda.bindings", "numba"])
+def test_doubles_without_the_entry_table_say_so(tmp_path, simdriver, package):
+    # A copy of the doubles outside a checkout: <copy root>/harness/driver/entries.inl is missing.
+    root = tmp_path.resolve() / "checkout"
+    doubles = root / "tools" / "capture" / "tests" / "doubles"
+    shutil.copytree(make_fixtures.DOUBLES, doubles, ignore=shutil.ignore_patterns("__pycache__"))
+    rc, doc, stderr = run(tmp_path, package, simdriver, PYTHONPATH=str(doubles))
+    assert rc == 0, stderr
+    assert "Traceback" not in stderr
+    check_well_formed(doc)
+    assert doc["status"] == "import_failed"
+    missing = root / "harness" / "driver" / "entries.inl"
+    assert doc["error"].startswith(
+        f"EntryTableError: cuparity test double: the driver entry table {missing} does not exist"
+    ), doc["error"]
+    assert "ImportError" not in doc["error"]
+    assert doc["entries"] == []

@@ -6,28 +6,51 @@ int, 0 where it found no function. The key stays the same when the per-thread de
 on: only the address changes, to the driver's _ptds/_ptsz variant. The PTDS variable is parsed at
 import; the driver ($CUPARITY_FAKE_DRIVER) is bound at the first _inspect_function_pointers() call,
 as the real module binds it at its first cuPythonInit().
+
+The functions are every entry of cuparity's driver entry table (harness/driver/entries.inl, read at
+import through ../../../_cuparity_entries.py) plus EXTRA_FUNCTIONS. Each is bound by symbol name:
+legacy `<name>_v2`, then `<name>`; per-thread `<name>_v2_ptds`, `_v2_ptsz`, `_ptds`, `_ptsz` first
+(cuCtxGetDevice and cuCtxSynchronize: the bare name only, CUDA 13's `_v2` functions of those names
+having other signatures). cuCtxCreate is `cuCtxCreate_v4` wherever the driver exports it, as
+cuda.bindings 13 binds it. The key is "__" plus the legacy symbol the driver exports ("__" plus the
+name where it exports none of them).
 """
 
 import ctypes
+import importlib.util
 import os
+import sys
 
 _VARIABLE = "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM"
 
-# key -> (legacy symbol, per-thread symbol or None when the function has no per-thread variant)
-_TABLE = {
-    "__cuInit": ("cuInit", None),
-    "__cuDriverGetVersion": ("cuDriverGetVersion", None),
-    "__cuCtxCreate_v4": ("cuCtxCreate_v4", None),
-    "__cuMemAlloc_v2": ("cuMemAlloc_v2", None),
-    "__cuMemFree_v2": ("cuMemFree_v2", None),
-    "__cuMemcpyHtoD_v2": ("cuMemcpyHtoD_v2", "cuMemcpyHtoD_v2_ptds"),
-    "__cuMemcpyDtoH_v2": ("cuMemcpyDtoH_v2", "cuMemcpyDtoH_v2_ptds"),
-    "__cuMemcpyHtoDAsync_v2": ("cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync_v2_ptsz"),
-    "__cuStreamSynchronize": ("cuStreamSynchronize", "cuStreamSynchronize_ptsz"),
-    "__cuLaunchKernel": ("cuLaunchKernel", "cuLaunchKernel_ptsz"),
-    "__cuEventRecord": ("cuEventRecord", "cuEventRecord_ptsz"),
-    "__cuGraphCreate": ("cuGraphCreate", None),  # the simulated driver has none
-}
+
+def _entry_table():
+    """tools/capture/tests/doubles/_cuparity_entries.py, loaded by path (three folders up)."""
+    name = "_cuparity_double_entries"
+    if name not in sys.modules:
+        here = os.path.dirname(os.path.abspath(__file__))
+        path = os.path.normpath(os.path.join(here, os.pardir, os.pardir, os.pardir, "_cuparity_entries.py"))
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    return sys.modules[name]
+
+
+_ENTRIES = _entry_table()  # raises, naming the path, when entries.inl is missing
+
+# Bound too though not in the entry table: the simulated driver has no cuGraphCreate, so it is the
+# audit's "unknown" case (a key with address 0).
+EXTRA_FUNCTIONS = ("cuGraphCreate",)
+
+FUNCTIONS = tuple(_ENTRIES.NAMES) + tuple(f for f in EXTRA_FUNCTIONS if f not in _ENTRIES.NAMES)
+
+# cuda.bindings 13 binds the 4-argument cuCtxCreate_v4 (CUctxCreateParams) under cuCtxCreate.
+_FIXED_SYMBOLS = {"cuCtxCreate": "cuCtxCreate_v4"}
 
 
 def _per_thread_fixed():
@@ -57,12 +80,16 @@ def _bind():
     except OSError as e:
         raise RuntimeError(f"Failed to dlopen {path}: {e}") from None
     data = {}
-    for key, (legacy, per_thread) in _TABLE.items():
-        symbol = per_thread if (_PER_THREAD and per_thread) else legacy
-        try:
-            data[key] = ctypes.cast(getattr(lib, symbol), ctypes.c_void_p).value or 0
-        except AttributeError:
-            data[key] = 0
+    for function in FUNCTIONS:
+        fixed = _FIXED_SYMBOLS.get(function)
+        symbol, address = _ENTRIES.first_exported(lib, [fixed]) if fixed else (None, 0)
+        if symbol is not None:
+            key = symbol
+        else:
+            legacy, _ = _ENTRIES.first_exported(lib, _ENTRIES.candidates(function, False))
+            key = legacy or function
+            _, address = _ENTRIES.first_exported(lib, _ENTRIES.candidates(function, _PER_THREAD))
+        data["__" + key] = address
     return data
 
 

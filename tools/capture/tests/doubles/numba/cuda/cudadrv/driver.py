@@ -3,11 +3,21 @@
 As in numba's own binding, the library is loaded when the module is imported (a failure is kept
 in driver.initialization_error, and driver.lib is then missing), and _find_api(name) returns the
 first of the name's variants the library exports, or a Python stand-in that raises when called.
+The variants are numba's: `<name>_v2`, then `<name>`, with `_v2_ptds`, `_v2_ptsz`, `_ptds`, `_ptsz`
+first under NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM; cuCtxGetDevice and cuCtxSynchronize are pinned to
+the bare name in both modes (as cuparity's probe_rules pin them: CUDA 13's `_v2` functions of those
+names have other signatures, docs/driver-facts.md#cuda-13-v2-functions).
+cuCtxCreate probes like any other name, so it lands on cuCtxCreate_v2.
 """
 
 import ctypes
 import os
 import warnings
+
+from numba.cuda.cudadrv import drvapi  # reads the entry table (numba's driver imports drvapi too)
+
+# Called by their bare name only, whatever the per-thread setting.
+_PINNED = drvapi._ENTRIES.PINNED
 
 
 class CudaSupportError(RuntimeError):
@@ -59,7 +69,9 @@ class Driver:
             self.initialization_error = str(e)
 
     def _find_api(self, fname):
-        if CUDA_PER_THREAD_DEFAULT_STREAM:
+        if fname in _PINNED:
+            variants = ("",)
+        elif CUDA_PER_THREAD_DEFAULT_STREAM:
             variants = ("_v2_ptds", "_v2_ptsz", "_ptds", "_ptsz", "_v2", "")
         else:
             variants = ("_v2", "")
