@@ -208,32 +208,44 @@ std::string full_map(const std::string &name, bool per_thread) {
   return path;
 }
 
+/// Runs `cases` in two cells, one per captured map, on the simulated driver; returns each
+/// result as "fixed <case>" / "buggy <case>" -> {outcome, message}.
+std::map<std::string, std::pair<std::string, std::string>>
+run_through_maps(const std::string &name, const std::string &cases, const std::string &fixed,
+                 const std::string &buggy) {
+  const std::string matrix = scratch(name + ".toml");
+  std::ofstream(matrix) << "[matrix]\ncases = [" << cases << "]\n[axes]\nCUPARITY_BINDING_MAP = [\""
+                        << fixed << "\", \"" << buggy << "\"]\n";
+  const std::string out = scratch(name + "_out");
+  auto res = test::run_cuparity({"run", matrix, "--out", out, "--force"},
+                                {{"NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER}});
+  INFO(res.out << res.err);
+  CHECK(res.exit_code == 1); // the buggy capture fails its stream cases
+  std::ifstream in(out + "/summary.json");
+  const json s = json::parse(in);
+  CHECK(s["cells"][0]["config"]["binding"] == "map");
+  std::map<std::string, std::pair<std::string, std::string>> results;
+  for (const auto &r : s["results"])
+    results[(r["cell"] == "map=" + fixed ? "fixed " : "buggy ") + r["case"].get<std::string>()] = {
+        r["outcome"], r["message"]};
+  return results;
+}
+
 } // namespace
 
 TEST_CASE("the map backend runs the suites through a captured map: the wrong PTDS parse fails "
           "stream 0's case, another ABI is refused by name",
           "[map][runner]") {
   const std::string fixed = full_map("fixed", false), buggy = full_map("buggy", true);
-  const std::string matrix = scratch("map_backend.toml");
-  std::ofstream(matrix) << "[matrix]\ncases = [\"stream.default.semantics\", "
-                           "\"stream.handles.legacy_per_thread\", \"alloc.copy.dtod\", "
-                           "\"context.create.lifecycle\"]\n[axes]\nCUPARITY_BINDING_MAP = [\""
-                        << fixed << "\", \"" << buggy << "\"]\n";
-  const std::string out = scratch("map_backend_out");
-  auto res = test::run_cuparity({"run", matrix, "--out", out, "--force"},
-                                {{"NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER}});
-  INFO(res.out << res.err);
-  CHECK(res.exit_code == 1);
-  std::ifstream in(out + "/summary.json");
-  const json s = json::parse(in);
+  const auto r = run_through_maps("map_backend",
+                                  "\"stream.default.semantics\", \"stream.handles.legacy_per_"
+                                  "thread\", \"alloc.copy.dtod\", \"context.create.lifecycle\"",
+                                  fixed, buggy);
   std::map<std::string, std::string> outcome, message;
-  for (const auto &r : s["results"]) {
-    const std::string cell = r["cell"].get<std::string>() == "map=" + fixed ? "fixed" : "buggy";
-    const std::string key = cell + " " + r["case"].get<std::string>();
-    outcome[key] = r["outcome"];
-    message[key] = r["message"];
+  for (const auto &[key, v] : r) {
+    outcome[key] = v.first;
+    message[key] = v.second;
   }
-  CHECK(s["cells"][0]["config"]["binding"] == "map");
   CHECK(outcome["fixed stream.default.semantics"] == "pass");
   CHECK(outcome["fixed alloc.copy.dtod"] == "pass");
   CHECK(outcome["buggy stream.default.semantics"] == "fail");
@@ -272,21 +284,12 @@ TEST_CASE("the committed captures of the test-double packages run through the ma
           "[map][runner]") {
   const std::string dir = std::string(CUPARITY_SOURCE_DIR) + "/tools/capture/fixtures/";
   const std::string fixed = dir + "fixed-ptds0.json", buggy = dir + "buggy-ptds0.json";
-  const std::string matrix = scratch("committed_maps.toml");
-  std::ofstream(matrix) << "[matrix]\ncases = [\"stream.default.semantics\", \"stream.threads."
-                           "overlap\", \"alloc.copy.dtod\"]\n[axes]\nCUPARITY_BINDING_MAP = [\""
-                        << fixed << "\", \"" << buggy << "\"]\n";
-  const std::string out = scratch("committed_maps_out");
-  auto res = test::run_cuparity({"run", matrix, "--out", out, "--force"},
-                                {{"NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER}});
-  INFO(res.out << res.err);
-  CHECK(res.exit_code == 1);
-  std::ifstream in(out + "/summary.json");
-  const json s = json::parse(in);
   std::map<std::string, std::string> outcome;
-  for (const auto &r : s["results"])
-    outcome[(r["cell"] == "map=" + fixed ? "fixed " : "buggy ") + r["case"].get<std::string>()] =
-        r["outcome"];
+  for (const auto &[key, v] : run_through_maps("committed_maps",
+                                               "\"stream.default.semantics\", \"stream.threads."
+                                               "overlap\", \"alloc.copy.dtod\"",
+                                               fixed, buggy))
+    outcome[key] = v.first;
   CHECK(outcome["fixed stream.default.semantics"] == "pass");
   CHECK(outcome["fixed stream.threads.overlap"] == "pass");
   CHECK(outcome["fixed alloc.copy.dtod"] == "pass");
