@@ -94,11 +94,11 @@ void info_drop(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
   constexpr std::size_t size = std::size_t{512} << 20;
-  // The case is exclusive, but other cells' processes start and exit outside the GPU lock,
-  // creating and freeing their primary contexts (hundreds of MiB, freed over a while at exit):
-  // on the H200 five back-to-back attempts (150 ms) once all met one such exit
-  // (reports/runs/2026-11-29-h200-30aa151). An attempt where the drop reached the size is proof
-  // enough; failed attempts are spaced 100 ms apart so a teardown can finish.
+  // The case is exclusive, and cells hold the GPU lock for their driver start and teardown, but
+  // what a process frees as it exits, and processes outside the harness, still change free memory:
+  // on the H200, when starts and exits ran outside the lock, five back-to-back attempts (150 ms)
+  // once all met another cell's exit (reports/runs/2026-11-29-h200-30aa151). An attempt where the
+  // drop reached the size is proof enough; failed attempts are spaced 100 ms apart.
   constexpr int attempts = 10;
   bool seen = false;
   std::size_t total = 0;

@@ -15,6 +15,7 @@
 #include "harness/suite/case_runner.hpp"
 #include "harness/suite/helper_client.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -33,48 +34,66 @@ struct cell_options {
   int events_fd = 1;
 };
 
+/// The cases in the order a cell runs them: registry order, exclusive cases last. Every cell runs
+/// its exclusive cases at its end, where they queue behind the readers of the GPU lock instead of
+/// draining every other cell in the middle of the run.
+std::vector<const case_def *> running_order(const cell_options &opt) {
+  auto selected = case_registry::instance().select(opt.cases, opt.excludes);
+  std::stable_partition(selected.begin(), selected.end(),
+                        [](const case_def *c) { return !c->exclusive; });
+  return selected;
+}
+
+/// Runs one case under the lock and writes its case_end; true when it poisoned the process.
+bool run_one(const case_def &c, driver &d, const session &sess, gpu_lock &lock,
+             const event_stream &events) {
+  const auto asked = std::chrono::steady_clock::now();
+  lock.acquire(c.exclusive);
+  const double waited = ms_since(asked);
+  events.write(make_event(event_kind::case_start, {{"case", c.id}}));
+  case_result r = run_case(c, d, sess.config());
+  lock.release();
+  const helper_costs helper = helper_client::instance().take_costs();
+  events.write(make_event(event_kind::case_end, {{"case", r.id},
+                                                 {"outcome", to_string(r.result)},
+                                                 {"message", r.message},
+                                                 {"observations", r.observations},
+                                                 {"duration_ms", r.duration_ms},
+                                                 {"lock_wait_ms", waited},
+                                                 {"helper_start_ms", helper.startup_ms},
+                                                 {"helper_ms", helper.requests_ms},
+                                                 {"poisoned", r.poisoned}}));
+  return r.poisoned;
+}
+
 int run_cell(const cell_options &opt) {
   const event_stream events(opt.events_fd);
+  // A process's driver start (cuInit, the primary context: hundreds of MiB) and its teardown
+  // change the device's free memory, so both hold the GPU lock shared: an exclusive case never
+  // meets another cell's start or exit. Exclusive cases at the start of a cell, with starts
+  // outside the lock, failed alloc.info.drop at -j 16 on the H200 (30aa151).
+  gpu_lock lock(gpu_lock::directory_from_environment());
+  lock.acquire(false);
   // cell.startup: cuInit plus the primary context, the driver's own start-up cost. The context
   // stays retained for the whole process so cases retain/release cheaply instead of recreating it.
   // The calls are raw: a cell whose driver refuses them still runs, and its cases say what fails.
   started_process start = start_process(events, "cell", startup_calls::tolerant);
+  lock.release();
   if (!start.started())
     return start.exit_code;
   driver &d = start.sess->drv();
-
-  auto selected = case_registry::instance().select(opt.cases, opt.excludes);
-  // Each exclusive case takes the lock on its own, in registry order. Grouping them first in the
-  // cell was tried (30aa151): 62.4 s instead of 66.2 s at -j 12 on the H200, but at -j 16
-  // alloc.info.drop failed, since other cells' processes start and exit (creating and freeing
-  // their contexts) outside the lock, and a group at the start of a cell meets exactly those
-  // moments (reports/runs/2026-11-29-h200-30aa151).
-  const char *lock_dir = std::getenv(gpu_lock_variable);
-  gpu_lock lock(lock_dir ? lock_dir : "");
-  int rc = exit_code::ok;
+  const auto selected = running_order(opt);
   helper_client &helpers = helper_client::instance();
-  for (const case_def *c : selected) {
-    const auto asked = std::chrono::steady_clock::now();
-    lock.acquire(c->exclusive);
-    const double waited = ms_since(asked);
-    events.write(make_event(event_kind::case_start, {{"case", c->id}}));
-    case_result r = run_case(*c, d, start.sess->config());
-    lock.release();
-    const helper_costs helper = helpers.take_costs();
-    events.write(make_event(event_kind::case_end, {{"case", r.id},
-                                                   {"outcome", to_string(r.result)},
-                                                   {"message", r.message},
-                                                   {"observations", r.observations},
-                                                   {"duration_ms", r.duration_ms},
-                                                   {"lock_wait_ms", waited},
-                                                   {"helper_start_ms", helper.startup_ms},
-                                                   {"helper_ms", helper.requests_ms},
-                                                   {"poisoned", r.poisoned}}));
-    if (r.poisoned) {
+  // The helper server starts (a process, cuInit, a context) while the first cases run.
+  if (std::any_of(selected.begin(), selected.end(), [](const case_def *c) { return c->helper; }))
+    helpers.prestart();
+  int rc = exit_code::ok;
+  for (const case_def *c : selected)
+    if (run_one(*c, d, *start.sess, lock, events)) {
       rc = exit_code::cell_poisoned;
       break;
     }
-  }
+  const gpu_lock_hold teardown(lock, false);
   helpers.shutdown();
   events.write(make_event(event_kind::cell_end, {{"binding_map", to_json(d.binding_map())}}));
   if (start.primary && rc != exit_code::cell_poisoned)

@@ -1,11 +1,12 @@
 // `cuparity helper`: the second process of a case (IPC), same binary, same environment.
 //
-// With --serve it is the cell's helper server: one process per cell, started at the cell's first
-// request, that runs every request sent on its stdin and answers each with a helper_result event
-// on --events-fd. A helper process costs a process start, cuInit and a primary context; on an
+// With --serve it is the cell's helper server: one process per cell, started with the cell's
+// first cases, that runs every request sent on its stdin and answers each with a helper_result
+// event on --events-fd. A helper process costs a process start, cuInit and a primary context; on an
 // H200 under a full matrix that was 2-6 s per IPC case, paid four times per cell.
 #include "harness/cli/cell_start.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/platform/gpu_lock.hpp"
 #include "harness/protocol/event_stream.hpp"
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/protocol/helper_protocol.hpp"
@@ -52,7 +53,12 @@ int serve(const helper_options &opt) {
   const event_stream events(opt.events_fd);
   // The server keeps its own retain of device 0's primary context for its whole life (as a cell
   // does), so the helpers' retains and releases are cheap and the context is made once per cell.
+  // It may start while its cell runs other cases, so its start holds the GPU lock shared as a
+  // cell's does; its requests and its exit run while the cell holds the lock.
+  gpu_lock lock(gpu_lock::directory_from_environment());
+  lock.acquire(false);
   started_process start = start_process(events, "helper", startup_calls::tolerant);
+  lock.release();
   if (!start.started())
     return start.exit_code;
   driver &d = start.sess->drv();

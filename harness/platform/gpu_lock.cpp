@@ -1,22 +1,15 @@
-// Writer-preferring reader/writer lock over two flock(2) files.
+// Reader-preferring reader/writer lock over one flock(2) file.
 #include "harness/platform/gpu_lock.hpp"
 
 #include <cerrno>
+#include <cstdlib>
 #include <fcntl.h>
-#include <stdexcept>
 #include <sys/file.h>
 #include <system_error>
 #include <unistd.h>
 
 namespace cuparity {
 namespace {
-
-int open_lock(const std::string &path) {
-  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw std::system_error(errno, std::generic_category(), "cannot open lock file " + path);
-  return fd;
-}
 
 void lock(int fd, int how) {
   while (flock(fd, how) != 0)
@@ -29,34 +22,40 @@ void lock(int fd, int how) {
 gpu_lock::gpu_lock(const std::string &directory) {
   if (directory.empty())
     return;
-  m_turnstile = open_lock(directory + "/gpu.turnstile.lock");
-  m_data = open_lock(directory + "/gpu.lock");
+  const std::string path = directory + "/gpu.lock";
+  m_fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (m_fd < 0)
+    throw std::system_error(errno, std::generic_category(), "cannot open lock file " + path);
+}
+
+std::string gpu_lock::directory_from_environment() {
+  const char *dir = std::getenv(gpu_lock_variable);
+  return dir ? dir : "";
 }
 
 gpu_lock::~gpu_lock() {
   release();
-  for (int fd : {m_turnstile, m_data})
-    if (fd >= 0)
-      close(fd);
+  if (m_fd >= 0)
+    close(m_fd);
 }
 
 void gpu_lock::acquire(bool exclusive) {
-  if (m_data < 0)
+  if (m_fd < 0)
     return;
-  lock(m_turnstile, LOCK_EX);
-  if (exclusive) {
-    lock(m_data, LOCK_EX); // keeps the turnstile: no new reader gets in until release()
-  } else {
-    flock(m_turnstile, LOCK_UN);
-    lock(m_data, LOCK_SH);
-  }
+  const held want = exclusive ? held::exclusive : held::shared;
+  if (m_held == want)
+    return;
+  // flock converts a held lock non-atomically (it may let go first), so let go explicitly.
+  release();
+  lock(m_fd, exclusive ? LOCK_EX : LOCK_SH);
+  m_held = want;
 }
 
 void gpu_lock::release() noexcept {
-  if (m_data < 0)
+  if (m_fd < 0 || m_held == held::none)
     return;
-  flock(m_data, LOCK_UN);
-  flock(m_turnstile, LOCK_UN);
+  flock(m_fd, LOCK_UN);
+  m_held = held::none;
 }
 
 } // namespace cuparity

@@ -20,6 +20,9 @@ struct case_def {
   /// Runs with the GPU to itself: no other cell's case runs meanwhile (for device-wide
   /// measurements such as free memory, which concurrent cells would disturb).
   bool exclusive = false;
+  /// Sends requests to the cell's helper server (a second process): a cell that selects such a
+  /// case starts the server while its first cases run.
+  bool helper = false;
   /// What the case costs, roughly, in seconds on one GPU under a full matrix (measured on an
   /// H200: most cases take milliseconds; those that create contexts or start a helper take
   /// seconds). The runner starts the costliest cells first; nothing judges it.

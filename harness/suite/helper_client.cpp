@@ -69,22 +69,42 @@ helper_client::~helper_client() {
 process_result helper_client::ended(const std::string &why, bool timed_out) {
   process_result r = stop(*m_server, timed_out);
   m_server.reset();
+  m_starting = false;
   r.timed_out = timed_out;
   r.err = why;
   return r;
 }
 
-bool helper_client::start(std::chrono::milliseconds timeout, process_result &failure) {
-  const auto t0 = steady::now();
+void helper_client::spawn() {
   process_spec spec;
   spec.argv = {self_executable(), "helper", "--serve", "--events-fd", "3"};
   spec.env = environment_with({});
+  m_spawned = steady::now();
   // Its stdout and stderr go where this process's stderr goes: the cell's log.
   m_server = std::make_unique<child_process>(spec, "/proc/self/fd/2", true);
+  m_starting = true;
+}
+
+void helper_client::prestart() noexcept {
+  if (m_server)
+    return;
+  try {
+    spawn();
+  } catch (...) {
+    m_server.reset(); // call() tries again and reports why
+  }
+}
+
+bool helper_client::await_start(std::chrono::milliseconds timeout, process_result &failure) {
+  if (!m_server)
+    spawn();
+  if (!m_starting)
+    return true;
+  m_starting = false;
   nlohmann::json ev;
-  const auto status = next_event(*m_server, event_kind::cell_start, t0 + timeout, ev);
+  const auto status = next_event(*m_server, event_kind::cell_start, steady::now() + timeout, ev);
   m_costs.starts += 1;
-  m_costs.startup_ms += ms_since(t0);
+  m_costs.startup_ms += ms_since(m_spawned);
   if (status == wait_status::event && event_of(ev) == event_kind::cell_start)
     return true;
   if (status == wait_status::timeout)
@@ -101,7 +121,7 @@ bool helper_client::start(std::chrono::milliseconds timeout, process_result &fai
 process_result helper_client::call(const std::string &name, const std::vector<std::string> &args,
                                    std::chrono::milliseconds timeout) {
   process_result r;
-  if (!m_server && !start(timeout, r))
+  if (!await_start(timeout, r))
     return r;
   const auto t0 = steady::now();
   struct add_time {
@@ -135,6 +155,7 @@ void helper_client::shutdown() noexcept {
   if (m_server)
     (void)stop(*m_server, false);
   m_server.reset();
+  m_starting = false;
 }
 
 helper_costs helper_client::take_costs() noexcept {

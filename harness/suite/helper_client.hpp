@@ -1,4 +1,4 @@
-// The cell's helper server as its cases see it: started at the first request, reused after.
+// The cell's helper server as its cases see it: started early or at the first request, reused.
 #pragma once
 
 #include "harness/platform/subprocess.hpp"
@@ -10,8 +10,8 @@
 
 namespace cuparity {
 
-/// What helpers cost a case: the server's start (process, cuInit, primary context), when this
-/// case paid it, and the time spent in requests.
+/// What helpers cost a case: the server's start (process, cuInit, primary context, from its spawn
+/// to its cell_start) when this case waited for it, and the time spent in requests.
 struct helper_costs {
   int starts = 0;
   double startup_ms = 0;
@@ -34,16 +34,22 @@ public:
   /// open would reach the next case). Throws std::system_error only when no process can start.
   [[nodiscard]] process_result call(const std::string &name, const std::vector<std::string> &args,
                                     std::chrono::milliseconds timeout);
+  /// Starts a server, when none is up, without waiting for it: call() waits for its start. A
+  /// process that cannot start is left for call() to report. Never throws.
+  void prestart() noexcept;
   /// Ends the server: closes its input and waits for it (killing it after 10 s).
   void shutdown() noexcept;
   /// The costs since the last take, which starts them again from zero.
   [[nodiscard]] helper_costs take_costs() noexcept;
 
 private:
-  [[nodiscard]] bool start(std::chrono::milliseconds timeout, process_result &failure);
+  void spawn();
+  [[nodiscard]] bool await_start(std::chrono::milliseconds timeout, process_result &failure);
   [[nodiscard]] process_result ended(const std::string &why, bool timed_out);
 
   std::unique_ptr<child_process> m_server;
+  bool m_starting = false; ///< spawned, cell_start not read yet
+  std::chrono::steady_clock::time_point m_spawned;
   helper_costs m_costs;
 };
 

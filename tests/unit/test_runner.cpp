@@ -414,45 +414,155 @@ TEST_CASE("exclusive cases are listed as such", "[runner]") {
       exclusive.insert(c["id"].get<std::string>());
   // Free memory is device-wide; the margin-timed stream cases must not share the GPU.
   CHECK(exclusive.count("alloc.info.drop") == 1);
-  CHECK(exclusive.count("stream.default.semantics") == 1);
+  CHECK(exclusive.count("context.create.many") == 1);
+  CHECK(exclusive.count("stream.default.semantics") == 0); // meeting kernels need no margin
   CHECK(exclusive.count("alloc.copy.dtod") == 0);
   auto text = test::run_cuparity({"list"}, {});
   CHECK(text.out.find("alloc.info.drop  cuMemGetInfo's free memory drops by at least the size "
                       "[exclusive]") != std::string::npos);
 }
 
-TEST_CASE("the GPU lock: an exclusive holder waits for shared ones and keeps new ones out",
+namespace {
+/// Waits up to 2 s for `flag`: a lock that wrongly blocks then fails a CHECK instead of hanging.
+bool becomes_true(const std::atomic<bool> &flag) {
+  for (int i = 0; i < 200 && !flag.load(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return flag.load();
+}
+} // namespace
+
+TEST_CASE("the GPU lock: a writer waits for every reader, readers are not held back by a waiting "
+          "writer, and readers wait for a writer that holds it",
           "[runner]") {
-  // flock(2) locks belong to an open file description, so two gpu_lock objects in one process
-  // contend as two cell processes would.
+  // flock(2) locks belong to an open file description, so gpu_lock objects in one process
+  // contend as cell processes would.
   auto dir = fs::temp_directory_path() / "cuparity-gpu-lock";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  gpu_lock reader(dir.string()), writer(dir.string()), late_reader(dir.string());
+  gpu_lock reader(dir.string()), writer(dir.string()), late_reader(dir.string()),
+      after_reader(dir.string());
   reader.acquire(false);
-  std::atomic<bool> reader_done{false}, writer_in{false}, writer_done{false};
-  std::atomic<bool> late_saw_writer_done{false};
+  reader.acquire(false); // held already: no second lock, no wait
+  std::atomic<bool> readers_done{false}, writer_in{false}, writer_done{false}, late_in{false};
+  std::atomic<bool> after_in{false}, after_saw_writer_done{false};
   std::thread w([&] {
     writer.acquire(true);
     writer_in = true;
-    CHECK(reader_done.load()); // not before the shared holder let go
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    CHECK(readers_done.load()); // not before every shared holder let go
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
     writer_done = true;
     writer.release();
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(100)); // the writer is queued by now
-  std::thread r([&] {
-    late_reader.acquire(false); // must not overtake the queued writer
-    late_saw_writer_done = writer_done.load();
-    late_reader.release();
+  std::thread late([&] {
+    late_reader.acquire(false); // a queued writer does not keep a new reader out
+    late_in = true;
+  });
+  CHECK(becomes_true(late_in));
+  CHECK_FALSE(writer_in.load());
+  readers_done = true;
+  reader.release();
+  late.join();
+  late_reader.release();
+  REQUIRE(becomes_true(writer_in));
+  std::thread after([&] {
+    after_reader.acquire(false); // the writer holds it: wait
+    after_in = true;
+    after_saw_writer_done = writer_done.load();
+    after_reader.release();
+  });
+  w.join();
+  after.join();
+  CHECK(after_in.load());
+  CHECK(after_saw_writer_done.load());
+}
+
+TEST_CASE("the GPU lock changes mode by letting go first, and without a directory does nothing",
+          "[runner]") {
+  auto dir = fs::temp_directory_path() / "cuparity-gpu-lock-mode";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  gpu_lock a(dir.string()), b(dir.string());
+  a.acquire(false);
+  a.acquire(true); // shared -> exclusive
+  std::atomic<bool> b_in{false};
+  std::thread t([&] {
+    b.acquire(false);
+    b_in = true;
+    b.release();
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  CHECK_FALSE(writer_in.load());
-  reader_done = true;
-  reader.release();
-  w.join();
-  r.join();
-  CHECK(late_saw_writer_done.load());
+  CHECK_FALSE(b_in.load()); // held exclusively now
+  a.release();
+  a.release(); // a second release is harmless
+  t.join();
+  CHECK(b_in.load());
+  gpu_lock none("");
+  none.acquire(true);
+  none.acquire(false);
+  none.release();
+}
+
+namespace {
+
+/// A cell or helper server process of the simulated driver whose events the test reads.
+struct watched_process {
+  watched_process(std::vector<std::string> args, const std::string &dir, const std::string &lock)
+      : process(spec_of(std::move(args), lock), dir + "/process.log", true) {}
+  static process_spec spec_of(std::vector<std::string> args, const std::string &lock) {
+    process_spec spec;
+    spec.argv = {CUPARITY_EXE};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.env = sim_env({{"PATH", "/usr/bin:/bin"}, {gpu_lock_variable, lock}});
+    return spec;
+  }
+  /// The next event's name, or "" when none comes within `wait`.
+  std::string next(std::chrono::milliseconds wait) {
+    std::string line;
+    if (process.read_line(line, wait) != child_process::read_status::line)
+      return "";
+    last = nlohmann::json::parse(line);
+    return last.value("event", "");
+  }
+  child_process process;
+  nlohmann::json last;
+};
+
+} // namespace
+
+TEST_CASE("a cell and a helper server start their driver only while no exclusive case holds the "
+          "GPU lock",
+          "[runner][lock]") {
+  const auto dir = scratch("start_under_lock");
+  const std::vector<std::vector<std::string>> commands = {
+      {"cell", "--case", "binding.config.effective", "--events-fd", "3"},
+      {"helper", "--serve", "--events-fd", "3"}};
+  for (const auto &args : commands) {
+    INFO(args[0]);
+    gpu_lock exclusive_case(dir);
+    exclusive_case.acquire(true);
+    watched_process p(args, dir, dir);
+    CHECK(p.next(std::chrono::milliseconds(500)).empty()); // no cell_start: it waits
+    exclusive_case.release();
+    CHECK(p.next(std::chrono::seconds(30)) == "cell_start");
+    p.process.close_input();
+    (void)p.process.wait();
+  }
+}
+
+TEST_CASE("a cell runs its exclusive cases after all others", "[runner][lock]") {
+  const auto dir = scratch("exclusive_last");
+  watched_process cell({"cell", "--case", "alloc.info.drop", "--case", "alloc.copy.dtod", "--case",
+                        "context.create.many", "--case", "binding.config.effective", "--events-fd",
+                        "3"},
+                       dir, dir);
+  std::vector<std::string> order;
+  for (std::string ev; !(ev = cell.next(std::chrono::seconds(60))).empty();)
+    if (ev == "case_start")
+      order.push_back(cell.last["case"]);
+  (void)cell.process.wait();
+  CHECK(order == std::vector<std::string>{"alloc.copy.dtod", "binding.config.effective",
+                                          "alloc.info.drop", "context.create.many"});
 }
 
 TEST_CASE("junit.xml fails a run whose problem no case carries: a cell that never started",
