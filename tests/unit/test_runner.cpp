@@ -415,7 +415,7 @@ TEST_CASE("exclusive cases are listed as such", "[runner]") {
   // Free memory is device-wide; the margin-timed stream cases must not share the GPU.
   CHECK(exclusive.count("alloc.info.drop") == 1);
   CHECK(exclusive.count("context.create.many") == 1);
-  CHECK(exclusive.count("stream.default.semantics") == 0); // meeting kernels need no margin
+  CHECK(exclusive.count("stream.threads.overlap") == 1);
   CHECK(exclusive.count("alloc.copy.dtod") == 0);
   auto text = test::run_cuparity({"list"}, {});
   CHECK(text.out.find("alloc.info.drop  cuMemGetInfo's free memory drops by at least the size "
