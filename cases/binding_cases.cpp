@@ -29,9 +29,10 @@ void resolve_audit(case_context &ctx) {
     // The exported name behind the bound address: both backends must land on the same one
     // under equal PTDS settings, so this observation is compared across the semantic group.
     ctx.observe("symbol." + r.entry,
-                r.bound ? (r.expected_symbol.empty() ? r.bound_symbol : r.expected_symbol)
-                        : std::string("missing"));
-    if (!r.match)
+                r.bound       ? (r.expected_symbol.empty() ? r.bound_symbol : r.expected_symbol)
+                : r.not_bound ? std::string("not bound")
+                              : std::string("missing"));
+    if (!r.match && !r.not_bound)
       mismatches += " " + mismatch_text(r);
   }
   ctx.observe("flag", report.flag);

@@ -12,14 +12,35 @@ primary_context::primary_context(driver &d, int ordinal) : m_driver(d) {
   d.cuDeviceGet(&m_dev, ordinal);
   d.cuCtxGetCurrent(&m_previous);
   d.cuDevicePrimaryCtxRetain(&m_ctx, m_dev);
-  if (CUresult r = d.cuCtxSetCurrent.raw(m_ctx); r != CUDA_SUCCESS) {
+  CUresult r = CUDA_SUCCESS;
+  try {
+    r = d.cuCtxSetCurrent.raw(m_ctx);
+  } catch (const driver_error &e) {
+    // A captured package that binds no cuCtxSetCurrent (Numba's table has only push and pop):
+    // make the context current as that package would, so its cases still run.
+    if (!e.not_bound())
+      throw;
+    m_pushed = true;
+    r = d.cuCtxPushCurrent.raw(m_ctx);
+  }
+  if (r != CUDA_SUCCESS) {
     (void)d.cuDevicePrimaryCtxRelease.raw(m_dev);
-    d.throw_result(entry_id::cuCtxSetCurrent, r, std::source_location::current());
+    d.throw_result(m_pushed ? entry_id::cuCtxPushCurrent : entry_id::cuCtxSetCurrent, r,
+                   std::source_location::current());
   }
 }
 
 primary_context::~primary_context() {
-  (void)m_driver.cuCtxSetCurrent.raw(m_previous);
+  try {
+    if (m_pushed) {
+      CUcontext popped = nullptr;
+      (void)m_driver.cuCtxPopCurrent.raw(&popped);
+    } else {
+      (void)m_driver.cuCtxSetCurrent.raw(m_previous);
+    }
+  } catch (...) {
+    // a destructor never throws; a missing function left nothing to undo
+  }
   (void)m_driver.cuDevicePrimaryCtxRelease.raw(m_dev);
 }
 

@@ -32,6 +32,7 @@ private:
   CUdevice m_dev = 0;
   CUcontext m_ctx = nullptr;
   CUcontext m_previous = nullptr;
+  bool m_pushed = false; ///< made current with cuCtxPushCurrent (the binding has no SetCurrent)
 };
 
 class device_buffer {

@@ -19,6 +19,9 @@ struct resolution {
   int symbol_status = -1;
   /// Why the address is null, in words, when it is.
   std::string missing_reason;
+  /// The binding under test binds no such entry at cuparity's ABI (a captured package without it,
+  /// or with another ABI of it): a call is not supported there, which is no failure of the driver.
+  bool not_bound = false;
 };
 
 class backend {

@@ -3,6 +3,8 @@
 
 #include "harness/driver/driver_library.hpp"
 
+#include <algorithm>
+
 namespace cuparity {
 
 std::string mismatch_text(const audit_row &r) {
@@ -28,7 +30,13 @@ audit_report audit_bindings(driver &d) {
   auto *gpa = reinterpret_cast<PFN_cuGetProcAddress_v12000>(d.address(entry_id::cuGetProcAddress));
   if (!gpa) {
     report.supported = false;
-    report.not_supported_reason = "the driver does not export cuGetProcAddress_v2";
+    const auto map = d.binding_map();
+    const bool unbound = std::any_of(map.begin(), map.end(), [](const binding &b) {
+      return b.entry == "cuGetProcAddress" && b.not_bound;
+    });
+    report.not_supported_reason = unbound ? "the binding under test binds no cuGetProcAddress, "
+                                            "which the audit asks the driver through"
+                                          : "the driver does not export cuGetProcAddress_v2";
     return report;
   }
   const bool ptds = d.get_backend().per_thread_default_stream();
@@ -55,7 +63,8 @@ audit_report audit_bindings(driver &d) {
     // The nvidia backend binds cuGetProcAddress_v2 itself through dlsym; asking the driver for
     // "cuGetProcAddress" answers with the same function, so the rule holds for it too.
     row.match = row.bound == row.expected;
-    if (!row.match)
+    row.not_bound = b.not_bound;
+    if (!row.match && !row.not_bound)
       ++report.mismatches;
     report.rows.push_back(std::move(row));
   }

@@ -20,6 +20,8 @@ struct audit_row {
   int query_result = 0;
   int symbol_status = 0;
   bool match = false;
+  /// The binding under test does not bind this entry (a captured package): not compared.
+  bool not_bound = false;
 };
 
 /// What differs in a mismatched row, in words: the names, or, where the names agree, the files
@@ -31,7 +33,7 @@ struct audit_report {
   std::string not_supported_reason;
   std::string flag; ///< LEGACY_STREAM or PER_THREAD_DEFAULT_STREAM
   std::vector<audit_row> rows;
-  std::size_t mismatches = 0;
+  std::size_t mismatches = 0; ///< rows that differ, not counting entries the binding lacks
 };
 
 /// Resolves every entry through `d`, then asks the driver (cuGetProcAddress_v2 with the entry's

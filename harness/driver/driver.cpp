@@ -47,6 +47,7 @@ std::vector<binding> driver::binding_map() const {
     b.symbol_status = s.result.symbol_status;
     b.missing = s.result.address == nullptr;
     b.missing_reason = s.result.missing_reason;
+    b.not_bound = s.result.not_bound;
     out.push_back(std::move(b));
   }
   return out;
@@ -75,6 +76,7 @@ void driver::throw_missing(entry_id id, const std::source_location &site) {
   d.backend = std::string(m_backend->name());
   d.site = site;
   d.missing_function = true;
+  d.not_bound = s.result.not_bound;
   d.detail = s.result.missing_reason;
   throw driver_error(std::move(d));
 }

@@ -29,6 +29,7 @@ struct binding {
   int symbol_status = -1; ///< nvidia: symbolStatus
   bool missing = false;
   std::string missing_reason;
+  bool not_bound = false; ///< missing because the binding under test does not bind it (map)
 };
 
 namespace detail {

@@ -18,7 +18,9 @@ std::string format(const driver_error::details &d) {
   std::string s = d.entry;
   if (!d.symbol.empty() && d.symbol != d.entry)
     s += " (" + d.symbol + ")";
-  if (d.missing_function)
+  if (d.not_bound)
+    s += ": the binding under test does not bind this function";
+  else if (d.missing_function)
     s += ": the driver does not provide this function";
   else
     s += " -> " + d.code_name + " (" + std::to_string(static_cast<int>(d.code)) + ")";

@@ -19,6 +19,7 @@ public:
     std::string backend;   ///< internal / nvidia
     std::source_location site;
     bool missing_function = false; ///< the driver has no such function (nothing was called)
+    bool not_bound = false;        ///< missing because the binding under test does not bind it
     std::string detail;            ///< extra words: why missing, a log, ...
   };
 
@@ -31,6 +32,7 @@ public:
   [[nodiscard]] const std::string &backend() const noexcept { return m_details.backend; }
   [[nodiscard]] const std::source_location &site() const noexcept { return m_details.site; }
   [[nodiscard]] bool missing_function() const noexcept { return m_details.missing_function; }
+  [[nodiscard]] bool not_bound() const noexcept { return m_details.not_bound; }
   [[nodiscard]] const details &info() const noexcept { return m_details; }
 
 private:

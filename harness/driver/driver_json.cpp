@@ -11,7 +11,6 @@ std::string address_text(const void *p) {
   return p ? buf : "null";
 }
 
-
 nlohmann::json to_json(const driver_facts &f) {
   nlohmann::json devices = nlohmann::json::array();
   for (const auto &d : f.devices)

@@ -27,6 +27,7 @@ public:
     resolution r;
     const std::string base(entry.name);
     const auto it = m_symbols.find(base);
+    r.not_bound = true; // until bound below
     if (it == m_symbols.end() || it->second.empty()) {
       r.missing_reason = it == m_symbols.end() ? base + " is not in the captured map of " + m_source
                                                : m_source + " holds no pointer for " + base;
@@ -43,6 +44,7 @@ public:
           if (c == symbol) {
             r.address = m_lib->symbol(c.c_str());
             r.symbol = symbol;
+            r.not_bound = false;
             return r;
           }
           if (ours.empty())

@@ -1,8 +1,8 @@
 // run_case: executes a case body and classifies its end.
 #include "harness/suite/case_runner.hpp"
 
-#include "harness/suite/case_context.hpp"
 #include "harness/driver/driver_error.hpp"
+#include "harness/suite/case_context.hpp"
 
 #include <chrono>
 
@@ -45,6 +45,8 @@ case_result run_case(const case_def &def, driver &d, const effective_config &con
     if (e.code() == CUDA_ERROR_OUT_OF_MEMORY)
       r.result = outcome::resource_error;
     else if (e.code() == CUDA_ERROR_NOT_SUPPORTED && !e.missing_function())
+      r.result = outcome::not_supported;
+    else if (e.not_bound()) // the captured package binds no such function: nothing to check
       r.result = outcome::not_supported;
     else
       r.result = outcome::fail;

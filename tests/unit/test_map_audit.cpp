@@ -252,10 +252,50 @@ TEST_CASE("the map backend runs the suites through a captured map: the wrong PTD
   CHECK_THAT(message["buggy stream.default.semantics"],
              Catch::Contains("stream 0 behaved as per-thread but the configuration says legacy"));
   CHECK(outcome["buggy alloc.copy.dtod"] == "pass");
-  CHECK(outcome["fixed context.create.lifecycle"] == "fail");
+  // Another ABI is the package's own choice, not a failure: the case cannot run through it.
+  CHECK(outcome["fixed context.create.lifecycle"] == "not_supported");
+  CHECK_THAT(message["fixed context.create.lifecycle"],
+             Catch::Contains("cuCtxCreate: the binding under test does not bind this function"));
   CHECK_THAT(message["fixed context.create.lifecycle"],
              Catch::Contains("binds cuCtxCreate_v4, an ABI other than cuparity's cuCtxCreate_v2 "
                              "(ABI 3020): refused"));
+}
+
+TEST_CASE("through a map of a package that binds fewer functions (as Numba's table does), cases "
+          "run on what it binds and the rest are not supported, naming the function",
+          "[map][runner]") {
+  // Numba's ctypes table has cuCtxPushCurrent and cuCtxPopCurrent but no cuCtxSetCurrent, and no
+  // cuStreamCreateWithPriority.
+  auto narrow = [](const std::string &name, bool per_thread) {
+    const std::string path = full_map(name, per_thread);
+    json m = json::parse(std::ifstream(path));
+    json kept = json::array();
+    for (const auto &e : m["entries"])
+      if (e["function"] != "cuCtxSetCurrent" && e["function"] != "cuStreamCreateWithPriority")
+        kept.push_back(e);
+    m["entries"] = kept;
+    std::ofstream(path) << m.dump(1);
+    return path;
+  };
+  const std::string fixed = narrow("narrow_fixed", false), buggy = narrow("narrow_buggy", true);
+  std::map<std::string, std::pair<std::string, std::string>> r = run_through_maps(
+      "narrow_maps",
+      "\"alloc.copy.dtod\", \"stream.create.flags_priorities\", \"binding.resolve.audit\", "
+      "\"stream.default.semantics\"",
+      fixed, buggy);
+  CHECK(r["fixed alloc.copy.dtod"].first == "pass"); // made current by cuCtxPushCurrent
+  CHECK(r["fixed stream.default.semantics"].first == "pass");
+  CHECK(r["buggy stream.default.semantics"].first == "fail");
+  CHECK(r["fixed stream.create.flags_priorities"].first == "not_supported");
+  CHECK_THAT(r["fixed stream.create.flags_priorities"].second,
+             Catch::Contains("cuStreamCreateWithPriority is not in the captured map of"));
+  // The audit compares what the package binds and leaves out what it does not; the buggy parse
+  // bound per-thread symbols where the driver answers legacy ones.
+  CHECK(r["fixed binding.resolve.audit"].first == "pass");
+  CHECK(r["buggy binding.resolve.audit"].first == "fail");
+  CHECK_THAT(r["buggy binding.resolve.audit"].second,
+             Catch::Contains("(bound cuMemcpyHtoD_v2_ptds, driver says cuMemcpyHtoD_v2)"));
+  CHECK_THAT(r["buggy binding.resolve.audit"].second, !Catch::Contains("cuCtxSetCurrent"));
 }
 
 TEST_CASE("a cell whose captured map is unreadable or of a package that did not load is a "
