@@ -179,17 +179,15 @@ void current_per_thread(case_context &ctx) {
   primary_context pc(d);
   CUcontext seen_in_thread = reinterpret_cast<CUcontext>(0x1);
   CUresult thread_rc = CUDA_SUCCESS;
-  std::thread t([&] { thread_rc = d.cuCtxGetCurrent.raw(&seen_in_thread); });
-  t.join();
+  on_new_thread([&] { thread_rc = d.cuCtxGetCurrent.raw(&seen_in_thread); });
   ctx.expect(thread_rc == CUDA_SUCCESS, "cuCtxGetCurrent in a new thread");
   ctx.expect(seen_in_thread == nullptr, "a new host thread has no current context");
   CUcontext other = nullptr;
-  std::thread t2([&] {
+  on_new_thread([&] {
     (void)d.cuCtxSetCurrent.raw(pc.get());
     (void)d.cuCtxGetCurrent.raw(&other);
     (void)d.cuCtxSetCurrent.raw(nullptr);
   });
-  t2.join();
   CUcontext mine = nullptr;
   d.cuCtxGetCurrent(&mine);
   ctx.expect(other == pc.get() && mine == pc.get(), "each thread has its own current context");

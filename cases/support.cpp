@@ -57,7 +57,14 @@ loaded_module::loaded_module(driver &d, std::string_view embedded_image)
     : loaded_module(d, image_bytes{find_kernel_image(embedded_image).data.data()}) {}
 
 loaded_module::loaded_module(driver &d, image_bytes image) : m_driver(d) {
-  d.cuModuleLoadData(&m_mod, image.data);
+  try {
+    d.cuModuleLoadData(&m_mod, image.data);
+  } catch (const driver_error &e) {
+    // A captured package that binds only cuModuleLoadDataEx (Numba's table): load as it would.
+    if (!e.not_bound())
+      throw;
+    d.cuModuleLoadDataEx(&m_mod, image.data, 0, nullptr, nullptr);
+  }
 }
 
 loaded_module::~loaded_module() {

@@ -6,9 +6,11 @@
 #include "harness/suite/case_context.hpp"
 
 #include <cstdint>
+#include <exception>
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace cuparity::cases {
@@ -16,6 +18,23 @@ namespace cuparity::cases {
 struct dim3 {
   unsigned int x = 1, y = 1, z = 1;
 };
+
+/// Runs `body` on a new host thread and waits for it. What it throws is rethrown here: an
+/// exception escaping a thread would end the whole cell (std::terminate), as a function missing
+/// from a captured map did on the H200 (context.current.per_thread, SIGABRT).
+template <class F> void on_new_thread(F &&body) {
+  std::exception_ptr error;
+  std::thread t([&] {
+    try {
+      body();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  t.join();
+  if (error)
+    std::rethrow_exception(error);
+}
 
 /// Retains a device's primary context and makes it current for this thread; undoes both.
 class primary_context {

@@ -264,14 +264,15 @@ TEST_CASE("the map backend runs the suites through a captured map: the wrong PTD
 TEST_CASE("through a map of a package that binds fewer functions (as Numba's table does), cases "
           "run on what it binds and the rest are not supported, naming the function",
           "[map][runner]") {
-  // Numba's ctypes table has cuCtxPushCurrent and cuCtxPopCurrent but no cuCtxSetCurrent, and no
-  // cuStreamCreateWithPriority.
+  // Numba's ctypes table has cuCtxPushCurrent and cuCtxPopCurrent but no cuCtxSetCurrent,
+  // cuModuleLoadDataEx but no cuModuleLoadData, and no cuStreamCreateWithPriority.
   auto narrow = [](const std::string &name, bool per_thread) {
     const std::string path = full_map(name, per_thread);
     json m = json::parse(std::ifstream(path));
     json kept = json::array();
     for (const auto &e : m["entries"])
-      if (e["function"] != "cuCtxSetCurrent" && e["function"] != "cuStreamCreateWithPriority")
+      if (e["function"] != "cuCtxSetCurrent" && e["function"] != "cuStreamCreateWithPriority" &&
+          e["function"] != "cuModuleLoadData")
         kept.push_back(e);
     m["entries"] = kept;
     std::ofstream(path) << m.dump(1);
@@ -281,11 +282,15 @@ TEST_CASE("through a map of a package that binds fewer functions (as Numba's tab
   std::map<std::string, std::pair<std::string, std::string>> r = run_through_maps(
       "narrow_maps",
       "\"alloc.copy.dtod\", \"stream.create.flags_priorities\", \"binding.resolve.audit\", "
-      "\"stream.default.semantics\"",
+      "\"stream.default.semantics\", \"context.current.per_thread\"",
       fixed, buggy);
-  CHECK(r["fixed alloc.copy.dtod"].first == "pass"); // made current by cuCtxPushCurrent
-  CHECK(r["fixed stream.default.semantics"].first == "pass");
+  CHECK(r["fixed alloc.copy.dtod"].first == "pass");          // made current by cuCtxPushCurrent
+  CHECK(r["fixed stream.default.semantics"].first == "pass"); // loaded by cuModuleLoadDataEx
   CHECK(r["buggy stream.default.semantics"].first == "fail");
+  // A thread's missing function ends the case, not the cell (it aborted the cell on the H200).
+  CHECK(r["fixed context.current.per_thread"].first == "not_supported");
+  CHECK_THAT(r["fixed context.current.per_thread"].second,
+             Catch::Contains("cuCtxSetCurrent is not in the captured map of"));
   CHECK(r["fixed stream.create.flags_priorities"].first == "not_supported");
   CHECK_THAT(r["fixed stream.create.flags_priorities"].second,
              Catch::Contains("cuStreamCreateWithPriority is not in the captured map of"));
