@@ -288,7 +288,24 @@ void expand_cells(const read_context &ctx, const document_sections &s, matrix &m
   check_reference(m);
 }
 
+/// Known changes are changes against the reference: without one there are none, and an entry's
+/// cell must be one of those compared with a reference cell.
+void check_known_changes(const matrix &m) {
+  if (!m.known_changes_path)
+    return;
+  if (!m.reference)
+    throw matrix_error(m.known_changes_where.text() +
+                       ": known_changes: the matrix names no reference to change against");
+  const auto pairs = reference_pairs(m);
+  for (const auto &k : m.known_changes)
+    if (k.cell && std::none_of(pairs.begin(), pairs.end(),
+                               [&](const reference_pair &p) { return p.c->id == *k.cell; }))
+      throw matrix_error(k.where.text() + ": cell " + in_quotes(*k.cell) +
+                         " is no cell of this matrix that has a reference cell");
+}
+
 void check_reference(const matrix &m) {
+  check_known_changes(m);
   if (!m.reference)
     return;
   const std::string at = m.reference->where.text() + ": reference: ";

@@ -7,6 +7,7 @@
 #include <functional>
 #include <iosfwd>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -87,6 +88,17 @@ struct reference_rule {
   source_position where; ///< the table, for messages
 };
 
+/// One [[change]] of a known-changes file: the change a candidate is known to make.
+struct known_change {
+  std::optional<std::string> cell; ///< the changed cell's id; any cell when absent
+  std::string case_id;             ///< "" for a binding change (key "binding.<entry>")
+  std::string key;                 ///< "outcome", "observations.<name>" or "binding.<entry>"
+  /// The value the change must arrive at; any value when absent.
+  std::optional<nlohmann::json> after;
+  std::string reason; ///< why it is known: a driver's release note, an issue link
+  source_position where;
+};
+
 struct matrix {
   std::string path;
   std::string name;
@@ -99,8 +111,11 @@ struct matrix {
   std::optional<reference_rule> reference;
   /// A change against the reference fails the run (default: changes are reported only).
   bool fail_on_change = false;
-  std::vector<std::string> variables; ///< matrix-controlled variables, axis order first
-  std::vector<std::string> axes;      ///< axis variables, in file order
+  std::optional<std::string> known_changes_path; ///< resolved path of the known-changes file
+  std::vector<known_change> known_changes;       ///< read from it at load
+  source_position known_changes_where;           ///< the key, for messages
+  std::vector<std::string> variables;            ///< matrix-controlled variables, axis order first
+  std::vector<std::string> axes;                 ///< axis variables, in file order
   std::vector<cell> cells;
   std::vector<expectation> expectations; ///< stable storage; cells point into it
   latency_settings latency;

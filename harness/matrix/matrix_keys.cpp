@@ -2,6 +2,7 @@
 // Adding a key is one row here plus its consumer.
 #include "harness/matrix/matrix_keys.hpp"
 
+#include "harness/matrix/known_changes.hpp"
 #include "harness/matrix/limits.hpp"
 #include "harness/matrix/placeholders.hpp"
 #include "harness/matrix/text.hpp"
@@ -81,6 +82,23 @@ std::optional<std::string> unusable_baseline(const std::filesystem::path &p) {
   if (!fs::is_regular_file(target) && fs::weakly_canonical(p, ec) != "/dev/null")
     return "is not a regular file (nor /dev/null, the empty baseline)";
   return std::nullopt;
+}
+
+/// Placeholders substituted, relative to the matrix's folder; the file is read now, so a bad
+/// entry is an error of this matrix.
+void set_known_changes(matrix &m, const key_value &v) {
+  const std::string &dir = v.context().reader.dir();
+  const std::string written = v.get<std::string>();
+  if (auto p = unknown_placeholder(written))
+    v.fail("unknown placeholder " + *p + " (known: {bin}, {matrix_dir})");
+  std::filesystem::path f = substitute_placeholders(written, dir);
+  if (f.empty())
+    v.fail("is empty");
+  if (f.is_relative())
+    f = std::filesystem::path(dir) / f;
+  m.known_changes_path = f.lexically_normal().string();
+  m.known_changes = read_known_changes(*m.known_changes_path);
+  m.known_changes_where = v.context().reader.at(v.node());
 }
 
 /// Placeholders substituted, relative to the matrix's folder.
@@ -231,6 +249,9 @@ const key_table<matrix> &matrix_keys() {
            "values and all its other variables"},
           {"fail_on_change", flag(), assign<&m::fail_on_change>,
            "a change against the reference fails the run (default: it is reported only)"},
+          {"known_changes", text(), set_known_changes,
+           "file of [[change]] tables: changes against the reference that are known, and why "
+           "(relative to the matrix's folder)"},
       }};
   return keys;
 }

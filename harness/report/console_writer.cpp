@@ -71,7 +71,8 @@ void print_findings(std::ostream &out, const comparison &c) {
 }
 
 /// Changes against the reference: the first 40 in full, then how many more (summary.json has all).
-/// With fail_on_change they are problems too, and the PROBLEM lines say so.
+/// With fail_on_change those no known change accepts are problems too, and the PROBLEM lines say
+/// so; known ones say why they are known.
 void print_changes(std::ostream &out, const run_outputs &run) {
   const auto &changes = run.verdict.changes;
   if (!run.m.reference)
@@ -82,9 +83,13 @@ void print_changes(std::ostream &out, const run_outputs &run) {
       << "\n";
   constexpr std::size_t shown = 40;
   for (std::size_t i = 0; i < changes.size() && i < shown; ++i)
-    out << "  CHANGE " << terminal_text(change_text(changes[i])) << "\n";
+    out << "  CHANGE " << terminal_text(change_text(changes[i]))
+        << (changes[i].known.empty() ? "" : " (known: " + terminal_text(changes[i].known) + ")")
+        << "\n";
   if (changes.size() > shown)
     out << "  ... and " << changes.size() - shown << " more in summary.json\n";
+  for (const auto &k : run.verdict.stale_known)
+    out << "  STALE " << terminal_text(stale_known_text(k)) << "\n";
 }
 
 void print_verdict(std::ostream &out, const run_outputs &run) {

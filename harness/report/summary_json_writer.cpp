@@ -68,7 +68,16 @@ json changes_section(const matrix &m, const comparison &c) {
                     {"case", ch.case_id},
                     {"key", ch.key},
                     {"before", ch.before},
-                    {"after", ch.after}});
+                    {"after", ch.after},
+                    {"known", ch.known.empty() ? json(nullptr) : json(ch.known)}});
+  json stale = json::array();
+  for (const auto &k : c.stale_known)
+    stale.push_back({{"cell", k.cell ? json(*k.cell) : json(nullptr)},
+                     {"case", k.case_id},
+                     {"key", k.key},
+                     {"after", k.after ? *k.after : json(nullptr)},
+                     {"reason", k.reason},
+                     {"where", k.where.text()}});
   json pairs = json::array();
   for (const auto &p : reference_pairs(m))
     pairs.push_back({{"cell", p.c->id}, {"reference", p.reference->id}});
@@ -76,7 +85,9 @@ json changes_section(const matrix &m, const comparison &c) {
           {"fail_on_change", m.fail_on_change},
           {"pairs", pairs},
           {"count", c.changes.size()},
-          {"changes", list}};
+          {"changes", list},
+          {"known_changes", m.known_changes_path ? json(*m.known_changes_path) : json(nullptr)},
+          {"stale_known", stale}};
 }
 
 json problems_section(const comparison &c) {

@@ -115,6 +115,30 @@ std::vector<reference_change> changes_against_reference(const matrix &m,
   return out;
 }
 
+std::vector<known_change> apply_known_changes(std::vector<reference_change> &changes,
+                                              const std::vector<known_change> &known) {
+  std::vector<known_change> stale;
+  for (const auto &k : known) {
+    bool used = false;
+    for (auto &c : changes) {
+      if (c.case_id != k.case_id || c.key != k.key || (k.cell && *k.cell != c.cell) ||
+          (k.after && *k.after != c.after))
+        continue;
+      used = true;
+      if (c.known.empty()) // the first entry that matches gives the reason
+        c.known = k.reason;
+    }
+    if (!used)
+      stale.push_back(k);
+  }
+  return stale;
+}
+
+std::string stale_known_text(const known_change &k) {
+  return k.where.text() + ": known change " + (k.case_id.empty() ? "" : k.case_id + " ") + k.key +
+         (k.cell ? " in " + *k.cell : std::string()) + " matched no change (" + k.reason + ")";
+}
+
 std::string change_text(const reference_change &c) {
   return c.cell + " vs " + c.reference + ": " + (c.case_id.empty() ? "" : c.case_id + " ") + c.key +
          ": " + c.before.dump() + " -> " + c.after.dump();

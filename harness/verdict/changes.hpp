@@ -19,6 +19,7 @@ struct reference_change {
   std::string key;       ///< "outcome", "observations.<name>" or "binding.<entry>"
   nlohmann::json before; ///< the reference cell's value (null: absent)
   nlohmann::json after;  ///< this cell's value (null: absent)
+  std::string known;     ///< the reason of the known change that matches it; "" when none does
 };
 
 /// The differences between two case records of one case: outcome first, then each observation
@@ -42,6 +43,15 @@ struct reference_change {
 [[nodiscard]] std::vector<reference_change>
 changes_against_reference(const matrix &m, const verdict::record_index &index,
                           const std::vector<nlohmann::json> &records);
+
+/// Marks each change that a known change matches (the same case and key, and the same cell and
+/// value arrived at where the entry names them) with the entry's reason. Returns the entries that
+/// matched no change: what they expected no longer happens.
+[[nodiscard]] std::vector<known_change> apply_known_changes(std::vector<reference_change> &changes,
+                                                            const std::vector<known_change> &known);
+
+/// "<file:line:column>: known change <case> <key> [in <cell>] matched no change (<reason>)".
+[[nodiscard]] std::string stale_known_text(const known_change &k);
 
 /// "<cell> vs <reference>: <case> <key>: <before> -> <after>" (binding changes without a case).
 [[nodiscard]] std::string change_text(const reference_change &c);

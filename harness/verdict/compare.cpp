@@ -36,9 +36,17 @@ comparison compare_results(const matrix &m, const std::vector<nlohmann::json> &r
   report_stale_baseline(baseline, use, cells, known_case, out);
   compare_groups(index, use.excused, out);
   out.changes = changes_against_reference(m, index, records);
-  if (m.fail_on_change)
+  out.stale_known = apply_known_changes(out.changes, m.known_changes);
+  // With fail_on_change the known-changes file is the list of accepted changes, and it must be
+  // current: a change it does not list fails, and so does an entry that matched nothing.
+  if (m.fail_on_change) {
     for (const auto &c : out.changes)
-      out.problems.push_back({"change", c.cell, c.case_id, change_text(c)});
+      if (c.known.empty())
+        out.problems.push_back({"change", c.cell, c.case_id, change_text(c)});
+    for (const auto &k : out.stale_known)
+      out.problems.push_back(
+          {"stale_expectation", k.cell.value_or(""), k.case_id, stale_known_text(k)});
+  }
   return out;
 }
 

@@ -43,6 +43,9 @@ struct comparison {
   /// Against the matrix's reference cells: reported; problems of kind "change" as well when the
   /// matrix sets fail_on_change.
   std::vector<reference_change> changes;
+  /// Known changes (matrix known_changes) that matched no change; problems of kind
+  /// stale_expectation when the matrix sets fail_on_change.
+  std::vector<known_change> stale_known;
 };
 
 /// The semantic-group key of an effective config: what decides behaviour (null-stream mode,

@@ -211,12 +211,16 @@ def check_changes(page: Page, summary: dict[str, Any]) -> None:
     n = len(ch["pairs"])
     assert f"{n} {'cell' if n == 1 else 'cells'} compared with a reference cell" in page.changes_line
     assert f"{ch['count']} {'change' if ch['count'] == 1 else 'changes'}:" in page.changes_line
-    assert ("they fail the run" in page.changes_line) == (ch["fail_on_change"] and ch["count"] > 0)
+    unknown = sum(1 for c in ch["changes"] if not c.get("known"))
+    assert ("fail the run (fail_on_change)" in page.changes_line) == (ch["fail_on_change"] and unknown > 0)
+    stale = ch.get("stale_known", [])
+    assert [r[3] for r in page.tables.get("changes-stale", [[]])[1:]] == [k["key"] for k in stale]
     if not ch["changes"]:
         assert "changes-table" not in page.tables
         return
     assert [tuple(r) for r in page.tables["changes-table"][1:]] == [
-        (c["cell"], c["reference"], c["case"], c["key"], json_value(c["before"])[0], json_value(c["after"])[0])
+        (c["cell"], c["reference"], c["case"], c["key"], json_value(c["before"])[0], json_value(c["after"])[0],
+         c.get("known") or "")
         for c in ch["changes"]]
 
 

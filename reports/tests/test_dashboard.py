@@ -400,20 +400,22 @@ def text_of(html_text: str) -> str:
 # The judge's changes of the fixture `changes` (make_fixtures.py: CHANGES_MATRIX and changes_records),
 # in its order: matrix order of the cells, then case order, then the binding entries.
 CHANGES_ROWS = [
-    ["A=x,B=1", "A=x,B=0", "context.init.facts", "observations.driver_version", "13000", "13010"],
-    ["A=x,B=1", "A=x,B=0", "context.init.facts", "observations.ptds_default", "null", "false"],
+    ["A=x,B=1", "A=x,B=0", "context.init.facts", "observations.driver_version", "13000", "13010",
+     "the candidate is driver 13.1"],
+    ["A=x,B=1", "A=x,B=0", "context.init.facts", "observations.ptds_default", "null", "false", ""],
     ["A=x,B=1", "A=x,B=0", "", "binding.cuStreamGetId", '{"abi": 1, "missing": false, "symbol": "cuStreamGetId"}',
-     "null"],
-    ["A=y,B=1", "A=y,B=0", "alloc.copy.dtod", "outcome", "pass", "fail"],
-    ["A=y,B=1", "A=y,B=0", "alloc.copy.dtod", "observations.checksum", "3441483798584083331", "null"],
+     "null", ""],
+    ["A=y,B=1", "A=y,B=0", "alloc.copy.dtod", "outcome", "pass", "fail", ""],
+    ["A=y,B=1", "A=y,B=0", "alloc.copy.dtod", "observations.checksum", "3441483798584083331", "null", ""],
     ["A=y,B=1", "A=y,B=0", "", "binding.cuMemAlloc", '{"abi": 2, "missing": false, "symbol": "cuMemAlloc_v2"}',
-     '{"abi": 1, "missing": false, "symbol": "cuMemAlloc"}'],
+     '{"abi": 1, "missing": false, "symbol": "cuMemAlloc"}', ""],
 ]
 
 
 def test_changes_show_the_judges_changes_in_its_order() -> None:
-    """The fixture `changes` is `cuparity merge`'s summary of a matrix with reference = { B = "0" } and
-    fail_on_change: the section shows its reference, its pairs, its count and every change as written."""
+    """The fixture `changes` is `cuparity merge`'s summary of a matrix with reference = { B = "0" },
+    fail_on_change and a known-changes file: the section shows its reference, its pairs, its count, every
+    change as written with the reason of the known one, and the stale entry."""
     summary = json.loads((FIXTURES / "changes" / "summary.json").read_text())
     ch = summary["changes"]
     assert summary["verdict"] == "failed" and ch["fail_on_change"] and ch["count"] == len(ch["changes"]) == 6
@@ -423,15 +425,23 @@ def test_changes_show_the_judges_changes_in_its_order() -> None:
     assert block.startswith('<h2 id="changes">Changes against the reference</h2>')
     line = block[block.index('<p id="changes-line">'):block.index("</p>")]
     assert text_of(line) == ("Reference: B=0. 2 cells compared with a reference cell, 6 changes: "
-                             "they fail the run (fail_on_change).")
+                             "5 that no known change accepts fail the run (fail_on_change), 1 known.")
     assert 'title="A=x,B=1 vs A=x,B=0\nA=y,B=1 vs A=y,B=0"' in line and '<b class="warn">6 changes</b>' in line
     rows = table_rows(page, "changes-table")
     assert rows == CHANGES_ROWS
     assert [tuple(r[:4]) for r in rows] == [(c["cell"], c["reference"], c["case"], c["key"]) for c in ch["changes"]]
-    # With fail_on_change each change is also a problem of kind "change", which the details section shows:
-    # a binding change (no case) with its message, a case's change in the case's heading.
+    assert table_rows(page, "changes-stale") == [
+        ["known.toml:7:1", "any cell", "", "binding.cuGraphCreate", "any value",
+         "a stale entry: no cell changes cuGraphCreate"]]
+    stale_line = block[block.index('<p id="changes-stale-line">'):]
+    assert text_of(stale_line[:stale_line.index("</p>")]) == (
+        "Known changes in known.toml that matched no change: 1, each fails the run (fail_on_change).")
+    # With fail_on_change each change no known change accepts is also a problem of kind "change", which
+    # the details section shows: a binding change (no case) with its message, a case's change in the
+    # case's heading; the stale entry is a stale_expectation.
     changes = [p for p in summary["problems"] if p["kind"] == "change"]
-    assert len(changes) == 6
+    assert len(changes) == 5
+    assert [p["kind"] for p in summary["problems"]].count("stale_expectation") == 1
     details = html.unescape(page[page.index('id="details"'):page.index('id="changes"')])
     for p in changes:
         assert (p["message"] if not p["case"] else f"change in {p['cell']}") in details, p
@@ -497,7 +507,7 @@ def test_changes_reported_only_against_an_unset_reference(tmp_path: Path, cupari
         "they are reported only, not failing the run (no fail_on_change).")
     assert '<b>1 change</b>' in block
     assert table_rows(page, "changes-table") == [
-        ["A=x,B=1", "A=x,B=-", "alloc.copy.dtod", "observations.checksum", "1", "2"]]
+        ["A=x,B=1", "A=x,B=-", "alloc.copy.dtod", "observations.checksum", "1", "2", ""]]
 
 
 @pytest.mark.parametrize("fail_on_change, says", [

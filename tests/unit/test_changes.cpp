@@ -176,3 +176,146 @@ TEST_CASE("a case recorded on one side only is no change (the coverage reports i
   };
   CHECK(changes_against_reference(m, verdict::index_records(records), records).empty());
 }
+
+// ---- known changes: a file that accepts some changes, and says why
+
+namespace {
+
+/// The records of the reported/failing test above: mem.alloc's code 0 -> 2 in both paired cells,
+/// and cuMemAlloc's symbol in A=1,B=1.
+std::vector<json> changed_records() {
+  return {
+      cell_rec("A=0,B=0"),
+      cell_rec("A=0,B=1"),
+      cell_rec("A=1,B=0"),
+      cell_rec("A=1,B=1"),
+      result("A=0,B=0", "mem.alloc", outcome::pass, {{"code", 0}}),
+      result("A=0,B=1", "mem.alloc", outcome::pass, {{"code", 2}}),
+      result("A=1,B=0", "mem.alloc", outcome::pass, {{"code", 0}}),
+      result("A=1,B=1", "mem.alloc", outcome::pass, {{"code", 2}}),
+      binding_map("A=1,B=0", json::array({row("cuMemAlloc", "cuMemAlloc_v2")})),
+      binding_map("A=1,B=1", json::array({row("cuMemAlloc", "cuMemAlloc")})),
+  };
+}
+
+/// A matrix with a known-changes file holding `entries`, and fail_on_change as given.
+matrix with_known(const std::string &name, const std::string &entries, bool fail) {
+  const auto file = (scratch_dir() / (name + ".known.toml")).string();
+  std::ofstream(file) << entries;
+  return with_reference(name, std::string("known_changes = \"") + name + ".known.toml\"\n" +
+                                  (fail ? "fail_on_change = true\n" : ""));
+}
+
+std::vector<std::string> problems_of(const comparison &c, const std::string &kind) {
+  std::vector<std::string> out;
+  for (const auto &p : c.problems)
+    if (p.kind == kind)
+      out.push_back(p.cell + " " + p.case_id + ": " + p.message);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("a known change is matched by case and key, and by cell and value where it names them",
+          "[changes][known]") {
+  const auto records = changed_records();
+  const matrix m = with_known("known_match",
+                              "[[change]]\ncase = \"mem.alloc\"\nkey = \"observations.code\"\n"
+                              "cell = \"A=1,B=1\"\nafter = 2\nreason = \"driver 590: code 2\"\n"
+                              "[[change]]\nkey = \"binding.cuMemAlloc\"\nreason = \"new ABI\"\n"
+                              "[[change]]\ncase = \"mem.alloc\"\nkey = \"observations.code\"\n"
+                              "after = 3\nreason = \"never happens\"\n"
+                              "[[change]]\ncase = \"mem.free\"\nkey = \"observations.code\"\n"
+                              "reason = \"another case\"\n",
+                              true);
+  const comparison c = compare_results(m, records, recorded_pairs(records), {}, any_case);
+  REQUIRE(c.changes.size() == 3);
+  CHECK(c.changes[0].known.empty()); // A=0,B=1: the entry names the other cell
+  CHECK(c.changes[1].known == "driver 590: code 2");
+  CHECK(c.changes[2].known == "new ABI"); // no cell, no value: any cell, any value
+  // Only the unlisted change fails, and the entry that matched nothing is stale.
+  CHECK(problems_of(c, "change") ==
+        std::vector<std::string>{"A=0,B=1 mem.alloc: A=0,B=1 vs A=0,B=0: mem.alloc "
+                                 "observations.code: 0 -> 2"});
+  REQUIRE(c.stale_known.size() == 2); // the other case's entry accepts no mem.alloc change
+  CHECK(c.stale_known[0].reason == "never happens");
+  CHECK(c.stale_known[1].reason == "another case");
+  const auto stale = problems_of(c, "stale_expectation");
+  REQUIRE(stale.size() == 2);
+  CHECK_THAT(stale[0], Catch::Contains("known_match.known.toml:10:1: known change mem.alloc "
+                                       "observations.code matched no change (never happens)"));
+
+  const json s = make_summary(m, records, c, run_facts{});
+  CHECK(s["changes"]["changes"][0]["known"].is_null());
+  CHECK(s["changes"]["changes"][1]["known"] == "driver 590: code 2");
+  CHECK(s["changes"]["stale_known"].size() == 2);
+  CHECK(s["changes"]["stale_known"][0]["after"] == 3);
+  CHECK_THAT(s["changes"]["known_changes"].get<std::string>(),
+             Catch::EndsWith("known_match.known.toml"));
+}
+
+TEST_CASE("without fail_on_change, known and unknown changes and stale entries are reported only",
+          "[changes][known]") {
+  const auto records = changed_records();
+  const matrix m = with_known("known_report",
+                              "[[change]]\ncase = \"mem.alloc\"\nkey = \"observations.code\"\n"
+                              "reason = \"both cells\"\n[[change]]\nkey = \"binding.cuMemFree\"\n"
+                              "reason = \"stale\"\n",
+                              false);
+  const comparison c = compare_results(m, records, recorded_pairs(records), {}, any_case);
+  CHECK(c.changes[0].known == "both cells");
+  CHECK(c.changes[1].known == "both cells");
+  CHECK(c.stale_known.size() == 1);
+  CHECK(problems_of(c, "change").empty());
+  CHECK(problems_of(c, "stale_expectation").empty());
+}
+
+TEST_CASE("a known-changes file that cannot be used is refused where it is wrong",
+          "[changes][known][matrix]") {
+  auto error_of = [](const std::string &name, const std::string &entries,
+                     const std::string &matrix_text) {
+    const auto file = (scratch_dir() / (name + ".known.toml")).string();
+    std::ofstream(file) << entries;
+    return matrix_error_of(name, matrix_text);
+  };
+  const std::string axes = "[axes]\nA = [\"0\", \"1\"]\nB = [\"0\", \"1\"]\n";
+  const std::string with_ref = "[matrix]\nreference = { B = \"0\" }\n";
+  CHECK_THAT(error_of("kc_noref", "", "[matrix]\nknown_changes = \"kc_noref.known.toml\"\n" + axes),
+             Catch::Contains("kc_noref.toml:2:17: known_changes: the matrix names no reference"));
+  CHECK_THAT(error_of("kc_missing", "", with_ref + "known_changes = \"nope.toml\"\n" + axes),
+             Catch::Contains("nope.toml: no such known-changes file"));
+  CHECK_THAT(error_of("kc_key", "[[change]]\ncase = \"x.y\"\nkey = \"code\"\nreason = \"r\"\n",
+                      with_ref + "known_changes = \"kc_key.known.toml\"\n" + axes),
+             Catch::Contains("kc_key.known.toml:3:7: key: 'code' is not \"outcome\", "
+                             "\"observations.<name>\" or \"binding.<entry>\""));
+  CHECK_THAT(error_of("kc_reason", "[[change]]\ncase = \"x.y\"\nkey = \"outcome\"\n",
+                      with_ref + "known_changes = \"kc_reason.known.toml\"\n" + axes),
+             Catch::Contains("kc_reason.known.toml:1:1: [[change]] needs a reason"));
+  CHECK_THAT(error_of("kc_empty_reason",
+                      "[[change]]\ncase = \"x.y\"\nkey = \"outcome\"\nreason = \"\"\n",
+                      with_ref + "known_changes = \"kc_empty_reason.known.toml\"\n" + axes),
+             Catch::Contains("kc_empty_reason.known.toml:4:10: [[change]] needs a reason"));
+  CHECK_THAT(error_of("kc_case", "[[change]]\nkey = \"outcome\"\nreason = \"r\"\n",
+                      with_ref + "known_changes = \"kc_case.known.toml\"\n" + axes),
+             Catch::Contains("kc_case.known.toml:2:7: names no case"));
+  CHECK_THAT(error_of("kc_bindcase",
+                      "[[change]]\ncase = \"x.y\"\nkey = \"binding.cuInit\"\nreason = \"r\"\n",
+                      with_ref + "known_changes = \"kc_bindcase.known.toml\"\n" + axes),
+             Catch::Contains("kc_bindcase.known.toml:3:7: a binding change names no case"));
+  CHECK_THAT(error_of("kc_cell",
+                      "[[change]]\ncase = \"x.y\"\nkey = \"outcome\"\ncell = \"A=0,B=0\"\n"
+                      "reason = \"r\"\n",
+                      with_ref + "known_changes = \"kc_cell.known.toml\"\n" + axes),
+             Catch::Contains("kc_cell.known.toml:1:1: cell 'A=0,B=0' is no cell of this matrix "
+                             "that has a reference cell"));
+  CHECK_THAT(error_of("kc_unknown",
+                      "[[change]]\ncase = \"x.y\"\nkey = \"outcome\"\nreason = "
+                      "\"r\"\nwhy = 1\n",
+                      with_ref + "known_changes = \"kc_unknown.known.toml\"\n" + axes),
+             Catch::Contains("kc_unknown.known.toml:5:1: unknown key 'why' in [[change]]"));
+  CHECK_THAT(error_of("kc_date",
+                      "[[change]]\ncase = \"x.y\"\nkey = \"outcome\"\nreason = "
+                      "\"r\"\nafter = 1979-05-27\n",
+                      with_ref + "known_changes = \"kc_date.known.toml\"\n" + axes),
+             Catch::Contains("kc_date.known.toml:5:9: after: a date or time has no JSON form"));
+}

@@ -227,6 +227,8 @@ placement place(const std::string &section, const std::string &key) {
       {"[[expect.allow]]", {two_cells + "[[expect]]\n[[expect.allow]]\n", ""}},
       {"[latency]", {two_cells + "[latency]\n", ""}},
   };
+  if (section == "[matrix]" && key == "known_changes") // changes against a reference
+    return {two_cells + "[matrix]\nreference = { A = \"0\" }\n", ""};
   if (section == "the matrix file") // its keys come before any [section]
     return {"", key == "axes" ? "[[include]]\nB = \"1\"\n" : two_cells};
   auto it = places.find(section);
@@ -250,7 +252,8 @@ const std::map<std::string, std::map<std::string, std::string>> samples{
       {"case_timeout_s", "2.5"},
       {"baseline", "\"{matrix_dir}/b.txt\""},
       {"reference", "{ A = \"0\" }"},
-      {"fail_on_change", "true"}}},
+      {"fail_on_change", "true"},
+      {"known_changes", "\"/dev/null\""}}},
     {"[[include]]", {{"label", "\"lab\""}}},
     {"[[expect]]",
      {{"when", "{ A = \"1\" }"},
