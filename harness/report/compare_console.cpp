@@ -48,20 +48,23 @@ void print_outcomes(std::ostream &out, const run_comparison &c) {
   print_text_table(out, {"change", "cell", "case", "A", "B", "B message"}, rows);
 }
 
-/// Observations that changed between the runs: reported, the first 40 in full.
-void print_observations(std::ostream &out, const run_comparison &c) {
-  if (c.observations.empty())
+/// Observations or binding entries that changed between the runs: reported, not judged, the
+/// first 40 in full ("<cell> [<case>] <key>: <A> -> <B>").
+void print_reported(std::ostream &out, const std::vector<reference_change> &changes,
+                    const char *what) {
+  if (changes.empty())
     return;
-  out << "\n" << c.observations.size() << " observations changed (reported, not judged):\n";
+  out << "\n" << changes.size() << " " << what << " changed (reported, not judged):\n";
   constexpr std::size_t shown = 40;
-  for (std::size_t i = 0; i < c.observations.size() && i < shown; ++i) {
-    const auto &ch = c.observations[i];
-    out << "  " << terminal_text(ch.cell) << " " << terminal_text(ch.case_id) << " "
-        << terminal_text(ch.key) << ": " << terminal_text(ch.before.dump()) << " -> "
-        << terminal_text(ch.after.dump()) << "\n";
+  for (std::size_t i = 0; i < changes.size() && i < shown; ++i) {
+    const auto &ch = changes[i];
+    out << "  " << terminal_text(ch.cell) << " "
+        << (ch.case_id.empty() ? "" : terminal_text(ch.case_id) + " ") << terminal_text(ch.key)
+        << ": " << terminal_text(ch.before.dump()) << " -> " << terminal_text(ch.after.dump())
+        << "\n";
   }
-  if (c.observations.size() > shown)
-    out << "  ... and " << c.observations.size() - shown << " more in the JSON (--json)\n";
+  if (changes.size() > shown)
+    out << "  ... and " << changes.size() - shown << " more in the JSON (--json)\n";
 }
 
 void print_divergences(std::ostream &out, const run_comparison &c) {
@@ -97,7 +100,8 @@ void print_compare(std::ostream &out, const run_comparison &c) {
   print_runs(out, c);
   print_outcomes(out, c);
   print_divergences(out, c);
-  print_observations(out, c);
+  print_reported(out, c.observations, "observations");
+  print_reported(out, c.bindings, "binding entries");
   print_latency_table(out, c);
   if (!c.notes.empty())
     out << "\n";

@@ -37,6 +37,13 @@ json outcomes_json(const run_comparison &c) {
   return out;
 }
 
+json bindings_json(const run_comparison &c) {
+  json out = json::array();
+  for (const auto &ch : c.bindings)
+    out.push_back({{"cell", ch.cell}, {"key", ch.key}, {"a", ch.before}, {"b", ch.after}});
+  return out;
+}
+
 json observations_json(const run_comparison &c) {
   json out = json::array();
   for (const auto &ch : c.observations)
@@ -100,6 +107,7 @@ nlohmann::json compare_json(const run_comparison &c) {
           {"counts", counts},
           {"outcomes", outcomes_json(c)},
           {"observations", observations_json(c)},
+          {"bindings", bindings_json(c)},
           {"divergences",
            {{"new", divergence_list(c.divergences.added)},
             {"gone", divergence_list(c.divergences.gone)}}},

@@ -111,6 +111,19 @@ std::vector<reference_change> observation_changes(const std::vector<run_result> 
   return out;
 }
 
+/// Binding-map changes per cell both runs mapped; a run without results.jsonl gives a note.
+void compare_bindings(const recorded_run &a, const recorded_run &b, run_comparison &out) {
+  for (const auto *r : {&a, &b})
+    if (!r->binding_maps && !r->results_path.empty()) // a summary read from a file without one
+      out.notes.push_back("binding maps not compared: no " + r->results_path);
+  if (!a.binding_maps || !b.binding_maps)
+    return;
+  for (const auto &[cell, map_b] : *b.binding_maps)
+    if (const auto it = a.binding_maps->find(cell); it != a.binding_maps->end())
+      for (auto &c : binding_changes(cell, cell, it->second, map_b))
+        out.bindings.push_back(std::move(c));
+}
+
 run_comparison compare_runs(const recorded_run &a, const recorded_run &b,
                             const latency_settings &latency) {
   run_comparison out;
@@ -119,6 +132,7 @@ run_comparison compare_runs(const recorded_run &a, const recorded_run &b,
   out.outcomes = compare_outcomes(a.results, b.results);
   out.divergences = compare_divergences(a.divergences, b.divergences);
   out.observations = observation_changes(a.results, b.results);
+  compare_bindings(a, b, out);
   out.incomplete = incompleteness(a, b, out.outcomes);
   if (a.has_latency && b.has_latency)
     compare_probes(a, b, latency, out);

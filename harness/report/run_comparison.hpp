@@ -30,6 +30,9 @@ struct run_comparison {
   /// regression: a driver may change what it reports; fail_on_change is for a matrix's
   /// reference). `reference` holds the cell too; before is A's value, after B's.
   std::vector<reference_change> observations;
+  /// Per cell both runs recorded a binding map of, each driver entry whose symbol, ABI or
+  /// presence differs (reported, never a regression); key "binding.<entry>", before A's, after B's.
+  std::vector<reference_change> bindings;
   divergence_changes divergences;
   std::vector<latency_change> latency;
   std::vector<std::string> notes; ///< what could not be compared (a probe or series one run lacks)

@@ -2,7 +2,9 @@
 #include "harness/report/summary_reader.hpp"
 
 #include "harness/protocol/json_input.hpp"
+#include "harness/protocol/results.hpp"
 #include "harness/report/summary.hpp"
+#include "harness/verdict/changes.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -159,7 +161,16 @@ recorded_run read_recorded_run(const std::string &path) {
   } catch (const json::parse_error &e) {
     throw summary_input_error(file, "", std::string("not valid JSON (") + e.what() + ")");
   }
-  return recorded_run_from_json(j, file);
+  recorded_run run = recorded_run_from_json(j, file);
+  run.results_path = (fs::path(file).parent_path() / "results.jsonl").string();
+  if (fs::exists(run.results_path, ec)) {
+    try {
+      run.binding_maps = latest_binding_maps(read_results(run.results_path).records);
+    } catch (const std::runtime_error &e) {
+      throw summary_input_error(run.results_path, "", e.what());
+    }
+  }
+  return run;
 }
 
 } // namespace cuparity

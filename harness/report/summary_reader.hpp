@@ -6,6 +6,7 @@
 #include "harness/verdict/compare.hpp"
 #include "harness/verdict/outcome_changes.hpp"
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -46,9 +47,13 @@ struct recorded_run {
   std::optional<latency_settings> latency_settings_used;
   /// What the run covered of its plan (summary.json's coverage); absent in older runs.
   std::optional<struct coverage> coverage;
+  /// Each cell's binding map, from the results.jsonl beside summary.json; absent without one.
+  std::optional<std::map<std::string, nlohmann::json>> binding_maps;
+  std::string results_path; ///< where the binding maps were looked for
 };
 
-/// Reads `path`: a run directory holding summary.json, or a summary.json. Throws
+/// Reads `path`: a run directory holding summary.json, or a summary.json, and the binding maps of
+/// the results.jsonl beside it when there is one (a malformed one is an error too). Throws
 /// summary_input_error for a missing or unreadable file, bad JSON, a schema other than
 /// cuparity.summary/1 (latency: cuparity.latency/2 or /1), or a member of the wrong kind.
 [[nodiscard]] recorded_run read_recorded_run(const std::string &path);

@@ -37,14 +37,6 @@ std::map<std::string, json> binding_facts(const json &map) {
 }
 
 /// The latest binding map of each cell.
-std::map<std::string, json> latest_binding_maps(const std::vector<json> &records) {
-  std::map<std::string, json> out;
-  for (const auto &r : records)
-    if (is_record(r, record_type::binding_map))
-      out[r.value("cell", "")] = r.value("map", json::array());
-  return out;
-}
-
 } // namespace
 
 std::vector<reference_change> case_changes(const std::string &cell, const std::string &reference,
@@ -137,6 +129,14 @@ std::vector<known_change> apply_known_changes(std::vector<reference_change> &cha
 std::string stale_known_text(const known_change &k) {
   return k.where.text() + ": known change " + (k.case_id.empty() ? "" : k.case_id + " ") + k.key +
          (k.cell ? " in " + *k.cell : std::string()) + " matched no change (" + k.reason + ")";
+}
+
+std::map<std::string, json> latest_binding_maps(const std::vector<json> &records) {
+  std::map<std::string, json> out;
+  for (const auto &r : records)
+    if (is_record(r, record_type::binding_map))
+      out[r.value("cell", "")] = r.value("map", json::array());
+  return out;
 }
 
 std::string change_text(const reference_change &c) {

@@ -4,6 +4,7 @@
 #include "harness/matrix/matrix.hpp"
 #include "harness/verdict/record_index.hpp"
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -52,6 +53,10 @@ changes_against_reference(const matrix &m, const verdict::record_index &index,
 
 /// "<file:line:column>: known change <case> <key> [in <cell>] matched no change (<reason>)".
 [[nodiscard]] std::string stale_known_text(const known_change &k);
+
+/// Each cell's binding map (its last binding_map record's `map`), by cell id.
+[[nodiscard]] std::map<std::string, nlohmann::json>
+latest_binding_maps(const std::vector<nlohmann::json> &records);
 
 /// "<cell> vs <reference>: <case> <key>: <before> -> <after>" (binding changes without a case).
 [[nodiscard]] std::string change_text(const reference_change &c);

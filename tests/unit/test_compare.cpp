@@ -421,3 +421,54 @@ TEST_CASE("observations that changed between two runs are reported, never judged
   CHECK_THROWS_WITH(recorded_run_from_json(bad, "bad.json"),
                     Catch::Contains("results[0].observations"));
 }
+
+TEST_CASE("binding maps that changed between two runs are reported from their results.jsonl, "
+          "never judged; a run without one is noted",
+          "[compare]") {
+  const auto dir = scratch("bindings");
+  auto run_dir = [&](const std::string &name, const json &map, bool with_results) {
+    const std::string d = dir + "/" + name;
+    fs::create_directories(d);
+    write(d, "summary.json", summary_of({{"c1", "mem.alloc", "pass"}}).dump());
+    if (with_results)
+      write(d, "results.jsonl",
+            make_record(record_type::binding_map, {{"cell", "c1"}, {"map", map}}).dump() + "\n");
+    return d;
+  };
+  auto entry = [](const std::string &name, const std::string &symbol, int abi) {
+    return json{{"entry", name}, {"symbol", symbol}, {"abi", abi}, {"missing", false}};
+  };
+  const auto a = run_dir(
+      "a",
+      json::array({entry("cuMemAlloc", "cuMemAlloc_v2", 3020), entry("cuInit", "cuInit", 2000)}),
+      true);
+  const auto b = run_dir(
+      "b", json::array({entry("cuMemAlloc", "cuMemAlloc", 2000), entry("cuInit", "cuInit", 2000)}),
+      true);
+  const auto c = compare_runs(read_recorded_run(a), read_recorded_run(b), latency_settings{});
+  REQUIRE(c.bindings.size() == 1);
+  CHECK(c.bindings[0].cell == "c1");
+  CHECK(c.bindings[0].key == "binding.cuMemAlloc");
+  CHECK(c.bindings[0].before["symbol"] == "cuMemAlloc_v2");
+  CHECK(c.bindings[0].after["symbol"] == "cuMemAlloc");
+  CHECK_FALSE(c.regressed());
+  CHECK(c.notes.empty());
+  CHECK(compare_json(c)["bindings"][0]["key"] == "binding.cuMemAlloc");
+  std::ostringstream out;
+  print_compare(out, c);
+  CHECK_THAT(out.str(), Catch::Contains("1 binding entries changed (reported, not judged):\n"
+                                        "  c1 binding.cuMemAlloc: "));
+  // The same maps: nothing to report.
+  CHECK(compare_runs(read_recorded_run(a), read_recorded_run(a), latency_settings{})
+            .bindings.empty());
+  // A summary without results.jsonl beside it: the maps are not compared, and the note says why.
+  const auto bare = run_dir("bare", json::array(), false);
+  const auto n = compare_runs(read_recorded_run(a), read_recorded_run(bare), latency_settings{});
+  CHECK(n.bindings.empty());
+  CHECK(n.notes ==
+        std::vector<std::string>{"binding maps not compared: no " + bare + "/results.jsonl"});
+  // A malformed results.jsonl is bad input naming its line.
+  const auto broken = run_dir("broken", json::array(), false);
+  write(broken, "results.jsonl", "not json\n");
+  CHECK_THROWS_WITH(read_recorded_run(broken), Catch::Contains("results.jsonl:1"));
+}
