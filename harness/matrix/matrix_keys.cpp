@@ -84,9 +84,8 @@ std::optional<std::string> unusable_baseline(const std::filesystem::path &p) {
   return std::nullopt;
 }
 
-/// Placeholders substituted, relative to the matrix's folder; the file is read now, so a bad
-/// entry is an error of this matrix.
-void set_known_changes(matrix &m, const key_value &v) {
+/// A file the matrix names: placeholders substituted, relative to the matrix's folder.
+std::string file_path(const key_value &v) {
   const std::string &dir = v.context().reader.dir();
   const std::string written = v.get<std::string>();
   if (auto p = unknown_placeholder(written))
@@ -96,23 +95,18 @@ void set_known_changes(matrix &m, const key_value &v) {
     v.fail("is empty");
   if (f.is_relative())
     f = std::filesystem::path(dir) / f;
-  m.known_changes_path = f.lexically_normal().string();
+  return f.lexically_normal().string();
+}
+
+/// The file is read now, so a bad entry is an error of this matrix.
+void set_known_changes(matrix &m, const key_value &v) {
+  m.known_changes_path = file_path(v);
   m.known_changes = read_known_changes(*m.known_changes_path);
   m.known_changes_where = v.context().reader.at(v.node());
 }
 
-/// Placeholders substituted, relative to the matrix's folder.
 void set_baseline(matrix &m, const key_value &v) {
-  const std::string &dir = v.context().reader.dir();
-  const std::string written = v.get<std::string>();
-  if (auto p = unknown_placeholder(written))
-    v.fail("unknown placeholder " + *p + " (known: {bin}, {matrix_dir})");
-  std::filesystem::path b = substitute_placeholders(written, dir);
-  if (b.empty())
-    v.fail("is empty");
-  if (b.is_relative())
-    b = std::filesystem::path(dir) / b;
-  m.baseline = b.lexically_normal().string();
+  m.baseline = file_path(v);
   if (auto why = unusable_baseline(*m.baseline))
     v.fail(*m.baseline + " " + *why);
 }

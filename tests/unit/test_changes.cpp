@@ -4,6 +4,7 @@
 #include "test_support.hpp"
 #include "verdict_records.hpp"
 
+#include <array>
 #include <catch2/catch.hpp>
 #include <fstream>
 
@@ -37,6 +38,22 @@ json binding_map(const std::string &cell, json map) {
 
 json row(const std::string &entry, const std::string &symbol, int abi = 3020) {
   return {{"entry", entry}, {"symbol", symbol}, {"abi", abi}, {"missing", false}};
+}
+
+/// mem.alloc's code 0 -> 2 in both paired cells, and cuMemAlloc's symbol in A=1,B=1.
+std::vector<json> changed_records() {
+  return {
+      cell_rec("A=0,B=0"),
+      cell_rec("A=0,B=1"),
+      cell_rec("A=1,B=0"),
+      cell_rec("A=1,B=1"),
+      result("A=0,B=0", "mem.alloc", outcome::pass, {{"code", 0}}),
+      result("A=0,B=1", "mem.alloc", outcome::pass, {{"code", 2}}),
+      result("A=1,B=0", "mem.alloc", outcome::pass, {{"code", 0}}),
+      result("A=1,B=1", "mem.alloc", outcome::pass, {{"code", 2}}),
+      binding_map("A=1,B=0", json::array({row("cuMemAlloc", "cuMemAlloc_v2")})),
+      binding_map("A=1,B=1", json::array({row("cuMemAlloc", "cuMemAlloc")})),
+  };
 }
 
 } // namespace
@@ -117,21 +134,10 @@ TEST_CASE("binding changes: symbol, ABI and entries on one side only", "[changes
 
 TEST_CASE("a run's changes against its reference are reported; fail_on_change makes them fail",
           "[changes][verdict]") {
-  const std::vector<json> records = {
-      cell_rec("A=0,B=0"),
-      cell_rec("A=0,B=1"),
-      cell_rec("A=1,B=0"),
-      cell_rec("A=1,B=1"),
-      result("A=0,B=0", "mem.alloc", outcome::pass, {{"code", 0}}),
-      result("A=0,B=1", "mem.alloc", outcome::pass, {{"code", 2}}),
-      result("A=1,B=0", "mem.alloc", outcome::pass, {{"code", 0}}),
-      result("A=1,B=1", "mem.alloc", outcome::pass, {{"code", 2}}),
-      // Configuration cases describe the environment: never a change.
-      result("A=0,B=0", "binding.config.effective", outcome::pass, {{"b", "0"}}),
-      result("A=0,B=1", "binding.config.effective", outcome::pass, {{"b", "1"}}),
-      binding_map("A=1,B=0", json::array({row("cuMemAlloc", "cuMemAlloc_v2")})),
-      binding_map("A=1,B=1", json::array({row("cuMemAlloc", "cuMemAlloc")})),
-  };
+  std::vector<json> records = changed_records();
+  // Configuration cases describe the environment: never a change.
+  records.push_back(result("A=0,B=0", "binding.config.effective", outcome::pass, {{"b", "0"}}));
+  records.push_back(result("A=0,B=1", "binding.config.effective", outcome::pass, {{"b", "1"}}));
   const matrix reported = with_reference("reported");
   const comparison c = compare_results(reported, records, recorded_pairs(records), {}, any_case);
   REQUIRE(c.changes.size() == 3);
@@ -180,23 +186,6 @@ TEST_CASE("a case recorded on one side only is no change (the coverage reports i
 // ---- known changes: a file that accepts some changes, and says why
 
 namespace {
-
-/// The records of the reported/failing test above: mem.alloc's code 0 -> 2 in both paired cells,
-/// and cuMemAlloc's symbol in A=1,B=1.
-std::vector<json> changed_records() {
-  return {
-      cell_rec("A=0,B=0"),
-      cell_rec("A=0,B=1"),
-      cell_rec("A=1,B=0"),
-      cell_rec("A=1,B=1"),
-      result("A=0,B=0", "mem.alloc", outcome::pass, {{"code", 0}}),
-      result("A=0,B=1", "mem.alloc", outcome::pass, {{"code", 2}}),
-      result("A=1,B=0", "mem.alloc", outcome::pass, {{"code", 0}}),
-      result("A=1,B=1", "mem.alloc", outcome::pass, {{"code", 2}}),
-      binding_map("A=1,B=0", json::array({row("cuMemAlloc", "cuMemAlloc_v2")})),
-      binding_map("A=1,B=1", json::array({row("cuMemAlloc", "cuMemAlloc")})),
-  };
-}
 
 /// A matrix with a known-changes file holding `entries`, and fail_on_change as given.
 matrix with_known(const std::string &name, const std::string &entries, bool fail) {
@@ -272,50 +261,40 @@ TEST_CASE("without fail_on_change, known and unknown changes and stale entries a
 
 TEST_CASE("a known-changes file that cannot be used is refused where it is wrong",
           "[changes][known][matrix]") {
-  auto error_of = [](const std::string &name, const std::string &entries,
-                     const std::string &matrix_text) {
-    const auto file = (scratch_dir() / (name + ".known.toml")).string();
-    std::ofstream(file) << entries;
-    return matrix_error_of(name, matrix_text);
-  };
   const std::string axes = "[axes]\nA = [\"0\", \"1\"]\nB = [\"0\", \"1\"]\n";
-  const std::string with_ref = "[matrix]\nreference = { B = \"0\" }\n";
-  CHECK_THAT(error_of("kc_noref", "", "[matrix]\nknown_changes = \"kc_noref.known.toml\"\n" + axes),
+  auto error_of = [&](const std::string &name, const std::string &entries) {
+    std::ofstream((scratch_dir() / (name + ".known.toml")).string()) << entries;
+    return matrix_error_of(name, "[matrix]\nreference = { B = \"0\" }\nknown_changes = \"" + name +
+                                     ".known.toml\"\n" + axes);
+  };
+  CHECK_THAT(matrix_error_of("kc_noref", "[matrix]\nknown_changes = \"/dev/null\"\n" + axes),
              Catch::Contains("kc_noref.toml:2:17: known_changes: the matrix names no reference"));
-  CHECK_THAT(error_of("kc_missing", "", with_ref + "known_changes = \"nope.toml\"\n" + axes),
+  CHECK_THAT(matrix_error_of("kc_missing", "[matrix]\nreference = { B = \"0\" }\nknown_changes = "
+                                           "\"nope.toml\"\n" +
+                                               axes),
              Catch::Contains("nope.toml: no such known-changes file"));
-  CHECK_THAT(error_of("kc_key", "[[change]]\ncase = \"x.y\"\nkey = \"code\"\nreason = \"r\"\n",
-                      with_ref + "known_changes = \"kc_key.known.toml\"\n" + axes),
-             Catch::Contains("kc_key.known.toml:3:7: key: 'code' is not \"outcome\", "
-                             "\"observations.<name>\" or \"binding.<entry>\""));
-  CHECK_THAT(error_of("kc_reason", "[[change]]\ncase = \"x.y\"\nkey = \"outcome\"\n",
-                      with_ref + "known_changes = \"kc_reason.known.toml\"\n" + axes),
-             Catch::Contains("kc_reason.known.toml:1:1: [[change]] needs a reason"));
-  CHECK_THAT(error_of("kc_empty_reason",
-                      "[[change]]\ncase = \"x.y\"\nkey = \"outcome\"\nreason = \"\"\n",
-                      with_ref + "known_changes = \"kc_empty_reason.known.toml\"\n" + axes),
-             Catch::Contains("kc_empty_reason.known.toml:4:10: [[change]] needs a reason"));
-  CHECK_THAT(error_of("kc_case", "[[change]]\nkey = \"outcome\"\nreason = \"r\"\n",
-                      with_ref + "known_changes = \"kc_case.known.toml\"\n" + axes),
-             Catch::Contains("kc_case.known.toml:2:7: names no case"));
-  CHECK_THAT(error_of("kc_bindcase",
-                      "[[change]]\ncase = \"x.y\"\nkey = \"binding.cuInit\"\nreason = \"r\"\n",
-                      with_ref + "known_changes = \"kc_bindcase.known.toml\"\n" + axes),
-             Catch::Contains("kc_bindcase.known.toml:3:7: a binding change names no case"));
-  CHECK_THAT(error_of("kc_cell",
-                      "[[change]]\ncase = \"x.y\"\nkey = \"outcome\"\ncell = \"A=0,B=0\"\n"
-                      "reason = \"r\"\n",
-                      with_ref + "known_changes = \"kc_cell.known.toml\"\n" + axes),
-             Catch::Contains("kc_cell.known.toml:1:1: cell 'A=0,B=0' is no cell of this matrix "
-                             "that has a reference cell"));
-  CHECK_THAT(error_of("kc_unknown",
-                      "[[change]]\ncase = \"x.y\"\nkey = \"outcome\"\nreason = "
-                      "\"r\"\nwhy = 1\n",
-                      with_ref + "known_changes = \"kc_unknown.known.toml\"\n" + axes),
-             Catch::Contains("kc_unknown.known.toml:5:1: unknown key 'why' in [[change]]"));
-  CHECK_THAT(error_of("kc_date",
-                      "[[change]]\ncase = \"x.y\"\nkey = \"outcome\"\nreason = "
-                      "\"r\"\nafter = 1979-05-27\n",
-                      with_ref + "known_changes = \"kc_date.known.toml\"\n" + axes),
-             Catch::Contains("kc_date.known.toml:5:9: after: a date or time has no JSON form"));
+  const std::string head = "[[change]]\ncase = \"x.y\"\n";
+  // (name, the file's text, what the error says)
+  const std::vector<std::array<std::string, 3>> refused = {
+      {"kc_key", head + "key = \"code\"\nreason = \"r\"\n",
+       "kc_key.known.toml:3:7: key: 'code' is not \"outcome\", \"observations.<name>\" or "
+       "\"binding.<entry>\""},
+      {"kc_reason", head + "key = \"outcome\"\n",
+       "kc_reason.known.toml:1:1: [[change]] needs a reason"},
+      {"kc_empty_reason", head + "key = \"outcome\"\nreason = \"\"\n",
+       "kc_empty_reason.known.toml:4:10: [[change]] needs a reason"},
+      {"kc_case", "[[change]]\nkey = \"outcome\"\nreason = \"r\"\n",
+       "kc_case.known.toml:2:7: names no case"},
+      {"kc_bindcase", head + "key = \"binding.cuInit\"\nreason = \"r\"\n",
+       "kc_bindcase.known.toml:3:7: a binding change names no case"},
+      {"kc_cell", head + "key = \"outcome\"\ncell = \"A=0,B=0\"\nreason = \"r\"\n",
+       "kc_cell.known.toml:1:1: cell 'A=0,B=0' is no cell of this matrix that has a reference "
+       "cell"},
+      {"kc_unknown", head + "key = \"outcome\"\nreason = \"r\"\nwhy = 1\n",
+       "kc_unknown.known.toml:5:1: unknown key 'why' in [[change]]"},
+      {"kc_date", head + "key = \"outcome\"\nreason = \"r\"\nafter = 1979-05-27\n",
+       "kc_date.known.toml:5:9: after: a date or time has no JSON form"},
+  };
+  for (const auto &[name, entries, says] : refused)
+    CHECK_THAT(error_of(name, entries), Catch::Contains(says));
 }
