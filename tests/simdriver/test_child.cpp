@@ -61,7 +61,10 @@ int probe() {
     hosts += (i ? "," : "") + std::to_string(static_cast<unsigned char>(u.bytes[15]));
     buses += (i ? "," : "") + std::to_string(bus - 0x18);
   }
-  std::printf("hosts=%s\nbuses=%s\n", hosts.c_str(), buses.c_str());
+  char name[64] = {};
+  if (rc == CUDA_SUCCESS && count > 0)
+    CALL(cuDeviceGetName, cuDeviceGetName_v2000)(name, sizeof name, 0);
+  std::printf("hosts=%s\nbuses=%s\nname0=%s\n", hosts.c_str(), buses.c_str(), name);
   void *pfn = nullptr;
   CUdriverProcAddressQueryResult status{};
   CALL(cuGetProcAddress_v2, cuGetProcAddress_v12000)("cuMemAlloc", &pfn, 3020, 0, &status);

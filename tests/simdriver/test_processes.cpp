@@ -121,6 +121,8 @@ TEST_CASE("configuration from the environment", "[config]") {
     CHECK(swapped.value("count") == "2");
     CHECK(swapped.value("hosts") == "2,0");
     CHECK(swapped.value("buses") == "2,0");
+    // The name is the model's, the same on every GPU of a host: it keeps the process's ordinal.
+    CHECK(swapped.value("name0") == "cuparity simulated device 0");
     CHECK(visible("1").value("hosts") == "1");
     CHECK(visible(" 1 , 2").value("hosts") == "1,2");
     CHECK(visible("1gpu,0").value("hosts") == "1,0"); // leading digits, as strtoul reads them
