@@ -50,6 +50,21 @@ int probe() {
   print("version", version);
   const CUresult rc = CALL(cuDeviceGetCount, cuDeviceGetCount_v2000)(&count);
   print("count", rc == CUDA_SUCCESS ? count : -static_cast<long long>(rc));
+  // Which of the host's devices each ordinal is (CUDA_VISIBLE_DEVICES): the UUID's last byte
+  // and the PCI bus (0x18 + the host's ordinal), e.g. "1,0".
+  std::string hosts, buses;
+  for (int i = 0; rc == CUDA_SUCCESS && i < count; ++i) {
+    CUuuid u{};
+    CALL(cuDeviceGetUuid, cuDeviceGetUuid_v9020)(&u, i);
+    int bus = 0;
+    CALL(cuDeviceGetAttribute, cuDeviceGetAttribute_v2000)(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, i);
+    hosts += (i ? "," : "") + std::to_string(static_cast<unsigned char>(u.bytes[15]));
+    buses += (i ? "," : "") + std::to_string(bus - 0x18);
+  }
+  char name[64] = {};
+  if (rc == CUDA_SUCCESS && count > 0)
+    CALL(cuDeviceGetName, cuDeviceGetName_v2000)(name, sizeof name, 0);
+  std::printf("hosts=%s\nbuses=%s\nname0=%s\n", hosts.c_str(), buses.c_str(), name);
   void *pfn = nullptr;
   CUdriverProcAddressQueryResult status{};
   CALL(cuGetProcAddress_v2, cuGetProcAddress_v12000)("cuMemAlloc", &pfn, 3020, 0, &status);

@@ -17,6 +17,9 @@ namespace cuparity::sim::test {
 
 const library &sim() {
   static const library lib = [] {
+    // The in-process driver models a host of its own: a CUDA_VISIBLE_DEVICES meant for this
+    // machine's GPUs must not hide its devices.
+    unsetenv("CUDA_VISIBLE_DEVICES");
     library l(CUPARITY_SIMDRIVER_PATH);
     if (!l.loaded())
       FAIL("dlopen " CUPARITY_SIMDRIVER_PATH ": " << dlerror());
@@ -108,7 +111,9 @@ std::string slurp(const std::string &path) {
 child_result run_child(const std::vector<std::string> &args, const std::vector<std::string> &env) {
   std::vector<std::string> env_strings;
   for (char **e = environ; *e != nullptr; ++e)
-    if (std::strncmp(*e, "CUPARITY_SIM_", 13) != 0)
+    // CUDA_VISIBLE_DEVICES too: one meant for a real GPU of this host would hide simulated devices.
+    if (std::strncmp(*e, "CUPARITY_SIM_", 13) != 0 &&
+        std::strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21) != 0)
       env_strings.emplace_back(*e);
   env_strings.insert(env_strings.end(), env.begin(), env.end());
   std::vector<char *> envp;

@@ -112,6 +112,28 @@ TEST_CASE("configuration from the environment", "[config]") {
     const child_result r = run("probe", {"CUPARITY_SIM_DEVICES=0"});
     CHECK(r.value("init") == std::to_string(CUDA_ERROR_NO_DEVICE));
   }
+  SECTION("CUDA_VISIBLE_DEVICES: the listed host devices, in order, renumbered from 0") {
+    const auto visible = [](const std::string &list) {
+      return run("probe", {"CUPARITY_SIM_DEVICES=3", "CUDA_VISIBLE_DEVICES=" + list});
+    };
+    CHECK(run("probe", {"CUPARITY_SIM_DEVICES=3"}).value("hosts") == "0,1,2");
+    const child_result swapped = visible("2,0");
+    CHECK(swapped.value("count") == "2");
+    CHECK(swapped.value("hosts") == "2,0");
+    CHECK(swapped.value("buses") == "2,0");
+    // The name is the model's, the same on every GPU of a host: it keeps the process's ordinal.
+    CHECK(swapped.value("name0") == "cuparity simulated device 0");
+    CHECK(visible("1").value("hosts") == "1");
+    CHECK(visible(" 1 , 2").value("hosts") == "1,2");
+    CHECK(visible("1gpu,0").value("hosts") == "1,0"); // leading digits, as strtoul reads them
+    // An entry that names no device ends the list; a repeated one hides every device.
+    CHECK(visible("0,2,-1,1").value("hosts") == "0,2");
+    CHECK(visible("1,7,0").value("hosts") == "1");
+    CHECK(visible("0,GPU-1234").value("hosts") == "0");
+    CHECK(visible("0,1,0").value("init") == std::to_string(CUDA_ERROR_NO_DEVICE));
+    CHECK(visible("").value("init") == std::to_string(CUDA_ERROR_NO_DEVICE));
+    CHECK(visible("3").value("init") == std::to_string(CUDA_ERROR_NO_DEVICE));
+  }
   SECTION("malformed values warn, name the variable and fall back") {
     const child_result r = run(
         "probe", {"CUPARITY_SIM_DRIVER_VERSION=abc", "CUPARITY_SIM_DEVICES=-3",

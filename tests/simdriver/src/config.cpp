@@ -1,6 +1,7 @@
 // Reads the simulated driver's configuration from CUPARITY_SIM_* environment variables, once.
 #include "sim.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -84,12 +85,44 @@ void read_faults(config &c) {
   c.faults = faults::fault_set(faults::parse_fault_list(raw, "CUPARITY_SIM_FAULTS", warn));
 }
 
+// CUDA_VISIBLE_DEVICES as the real driver reads a list of ordinals (the rules PyTorch's
+// _parse_visible_devices models): the listed devices, in that order, renumbered from 0. An entry
+// that names no device (no leading digits, negative, or past the host's count) ends the list, so
+// "" shows none; a device listed twice shows none at all. Only the leading digits of an entry
+// count ("1gpu" is 1), as with strtoul. UUIDs (GPU-...) are not modelled: they end the list too.
+void read_visible(config &c) {
+  const char *raw = std::getenv("CUDA_VISIBLE_DEVICES");
+  c.visible.clear();
+  if (raw == nullptr) {
+    for (int d = 0; d < c.device_count; ++d)
+      c.visible.push_back(d);
+    return;
+  }
+  std::string_view rest = raw;
+  for (bool more = true; more;) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = trim(rest.substr(0, comma));
+    more = comma != std::string_view::npos;
+    rest = more ? rest.substr(comma + 1) : std::string_view{};
+    int d = -1;
+    std::from_chars(item.data(), item.data() + item.size(), d);
+    if (d < 0 || d >= c.device_count)
+      return;
+    if (std::find(c.visible.begin(), c.visible.end(), d) != c.visible.end()) {
+      c.visible.clear();
+      return;
+    }
+    c.visible.push_back(d);
+  }
+}
+
 config load() {
   config c;
   c.driver_version = CUPARITY_SIM_DEFAULT_DRIVER_VERSION;
   c.total_mem = default_total_mem;
   read_int<int>("CUPARITY_SIM_DRIVER_VERSION", 1000, 1000000, c.driver_version);
   read_int<int>("CUPARITY_SIM_DEVICES", 0, 64, c.device_count);
+  read_visible(c);
   read_int<std::uint64_t>("CUPARITY_SIM_TOTAL_MEM", 1, std::uint64_t{1} << 50, c.total_mem);
   read_hidden(c);
   read_faults(c);

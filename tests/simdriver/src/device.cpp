@@ -238,6 +238,8 @@ CUPARITY_SIM_API(cuDeviceGetName, (char *name, int len, CUdevice dev), (name, le
     return CUDA_ERROR_INVALID_VALUE;
   if (!valid_device(dev))
     return CUDA_ERROR_INVALID_DEVICE;
+  // The process's ordinal, not the host's: identical GPUs share one name on a real host, so a
+  // case observing the name must not see which GPU its cell was given.
   std::snprintf(name, static_cast<std::size_t>(len), "cuparity simulated device %d", dev);
   return CUDA_SUCCESS;
 }
@@ -251,7 +253,9 @@ CUPARITY_SIM_API(cuDeviceGetAttribute, (int *pi, CUdevice_attribute attrib, CUde
   if (!valid_device(dev))
     return CUDA_ERROR_INVALID_DEVICE;
   int value = 0;
-  if (!attribute_value(attrib, dev, value))
+  // The host's device: the attributes that tell devices apart (PCI bus, board) name the GPU, not
+  // the process's ordinal for it.
+  if (!attribute_value(attrib, host_device(dev), value))
     return CUDA_ERROR_INVALID_VALUE;
   *pi = value;
   return CUDA_SUCCESS;
@@ -278,13 +282,15 @@ CUresult device_uuid(CUuuid *uuid, CUdevice dev) {
     return CUDA_ERROR_INVALID_VALUE;
   if (!valid_device(dev))
     return CUDA_ERROR_INVALID_DEVICE;
-  // Deterministic per ordinal, so observations recorded on the sim are stable across runs.
+  // Deterministic per device of the host, so observations recorded on the sim are stable across
+  // runs, and a cell that CUDA_VISIBLE_DEVICES gave "1,0" sees host device 1's UUID first.
+  const int host = host_device(dev);
   static constexpr char prefix[] = "cuparity-sim";
   std::memcpy(uuid->bytes, prefix, 12);
   uuid->bytes[12] = 0;
   uuid->bytes[13] = 0;
-  uuid->bytes[14] = static_cast<char>((dev >> 8) & 0xff);
-  uuid->bytes[15] = static_cast<char>(dev & 0xff);
+  uuid->bytes[14] = static_cast<char>((host >> 8) & 0xff);
+  uuid->bytes[15] = static_cast<char>(host & 0xff);
   return CUDA_SUCCESS;
 }
 

@@ -34,7 +34,9 @@ using faults::symbol_id;
 
 struct config {
   int driver_version = 0;
-  int device_count = 1;
+  int device_count = 1; // the host's devices (CUPARITY_SIM_DEVICES)
+  // The devices this process sees (CUDA_VISIBLE_DEVICES): its ordinal i is the host's visible[i].
+  std::vector<int> visible;
   std::uint64_t total_mem = 0;
   std::set<std::string, std::less<>> hidden;
   faults::fault_set faults;
@@ -67,8 +69,10 @@ bool initialized();
 inline CUresult check_init() {
   return initialized() ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
 }
-int device_count();
+int device_count(); // the devices this process sees
 bool valid_device(CUdevice dev);
+// The host's ordinal of a valid device of this process: what its UUID and PCI bus id identify.
+int host_device(CUdevice dev);
 std::uint64_t device_total_mem();
 // Device memory accounting, so cuMemGetInfo and CUDA_ERROR_OUT_OF_MEMORY behave.
 bool reserve_device_mem(int device, std::size_t bytes);

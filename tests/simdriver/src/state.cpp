@@ -28,7 +28,10 @@ bool initialized() {
   return g_initialized.load(std::memory_order_acquire);
 }
 int device_count() {
-  return cfg().device_count;
+  return static_cast<int>(cfg().visible.size());
+}
+int host_device(CUdevice dev) {
+  return cfg().visible[static_cast<std::size_t>(dev)];
 }
 bool valid_device(CUdevice dev) {
   return dev >= 0 && dev < device_count();
