@@ -225,8 +225,9 @@ void run_guarded(const cell_runner &runner, const work_cell &w, const std::strin
 
 /// Runs the cells, `jobs` at a time; returns the phase's wall time in seconds. Over several GPUs
 /// each cell is placed on one GPU beforehand (place_work) and each GPU's workers empty its own
-/// queue: one shared queue let a GPU whose workers happened to be quicker take more cells (12 to
-/// 6 on a two-H200 host), so the slower GPU's share decided the phase's time.
+/// queue. One shared queue left a GPU's share to timing: a GPU whose workers happened to be quicker
+/// took more cells (on the two-H200 host of reports/runs/2026-11-29-h200x2-46096a6 the split was
+/// 9 and 9, but nothing made it so), and the slower GPU's share decided the phase's time.
 double run_functional_phase(const std::vector<work_cell> &work,
                             const std::vector<std::string> &gpus, const cell_runner &runner,
                             int jobs) {
