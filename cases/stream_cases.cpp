@@ -26,9 +26,11 @@ template <class F> int code_of(F &&call) {
 const CUstream legacy_stream = CU_STREAM_LEGACY;
 const CUstream per_thread_stream = CU_STREAM_PER_THREAD;
 
-/// How long a meeting kernel waits for the other. Only a wait pays it (per-thread cells rarely do),
-/// and a launch that lags the first by this much on a loaded host is what it must absorb.
-constexpr unsigned long long meet_timeout_ns = 200'000'000ULL;
+/// How long a meeting kernel waits for the other. Every "waits" pays it in full, under the GPU lock
+/// held exclusively (see the note above register_stream_cases), so it is serial time of the whole
+/// matrix: 200 ms cost 8.5 s of the default matrix on an H200. Held exclusively, no other cell's
+/// work shares the GPU, and 50 ms still absorbs a launching thread descheduled for several ticks.
+constexpr unsigned long long meet_timeout_ns = 50'000'000ULL;
 
 /// Loads the meeting kernel before anything is observed. Under CUDA_MODULE_LOADING=LAZY (the
 /// default since CUDA 12.2) a function's first launch loads it, and loading can wait for work

@@ -2,6 +2,7 @@
 // is one function plus one registry line; cases/kernels/*.cu must keep the same semantics.
 #include "sim.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <chrono>
@@ -56,10 +57,14 @@ void spin_write(const launch_dims &, void *const *args) {
 
 // Raises *raise, waits up to timeout for *await, stores whether it came (basic.cu's meet). The
 // flags live in shared memory that kernels on other stream workers (or processes) touch at once.
+// A wait lasts at least 100 ms: the second "kernel" is a stream worker thread, which a two-core CI
+// host running tests beside a whole matrix can leave unscheduled for longer than a GPU lags a
+// launch (cases ask for 50 ms).
 void meet(const launch_dims &, void *const *args) {
   auto *raise = arg<unsigned int *>(args, 0);
   auto *await = arg<unsigned int *>(args, 1);
-  const auto timeout = std::chrono::nanoseconds(arg<unsigned long long>(args, 2));
+  const auto timeout = std::max(std::chrono::nanoseconds(arg<unsigned long long>(args, 2)),
+                                std::chrono::nanoseconds(std::chrono::milliseconds(100)));
   auto *saw = arg<unsigned int *>(args, 3);
   if (raise != nullptr)
     std::atomic_ref<unsigned int>(*raise).store(1);
