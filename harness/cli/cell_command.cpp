@@ -14,6 +14,7 @@
 #include "harness/suite/case_registry.hpp"
 #include "harness/suite/case_runner.hpp"
 #include "harness/suite/helper_client.hpp"
+#include "harness/suite/running_order.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -34,25 +35,18 @@ struct cell_options {
   int events_fd = 1;
 };
 
-/// The cases in the order a cell runs them: registry order, exclusive cases last. Every cell runs
-/// its exclusive cases at its end, where they queue behind the readers of the GPU lock instead of
-/// draining every other cell in the middle of the run.
-std::vector<const case_def *> running_order(const cell_options &opt) {
-  auto selected = case_registry::instance().select(opt.cases, opt.excludes);
-  std::stable_partition(selected.begin(), selected.end(),
-                        [](const case_def *c) { return !c->exclusive; });
-  return selected;
-}
-
-/// Runs one case under the lock and writes its case_end; true when it poisoned the process.
-bool run_one(const case_def &c, driver &d, const session &sess, gpu_lock &lock,
+/// Runs one case under the lock and writes its case_end; true when it poisoned the process. The
+/// lock stays held when the schedule says so (the next case is exclusive too).
+bool run_one(const scheduled_case &sc, driver &d, const session &sess, gpu_lock &lock,
              const event_stream &events) {
+  const case_def &c = *sc.def;
   const auto asked = std::chrono::steady_clock::now();
   lock.acquire(c.exclusive);
   const double waited = ms_since(asked);
   events.write(make_event(event_kind::case_start, {{"case", c.id}}));
   case_result r = run_case(c, d, sess.config());
-  lock.release();
+  if (!sc.keep_lock)
+    lock.release();
   const helper_costs helper = helper_client::instance().take_costs();
   events.write(make_event(event_kind::case_end, {{"case", r.id},
                                                  {"outcome", to_string(r.result)},
@@ -82,14 +76,15 @@ int run_cell(const cell_options &opt) {
   if (!start.started())
     return start.exit_code;
   driver &d = start.sess->drv();
-  const auto selected = running_order(opt);
+  const auto selected = running_order(case_registry::instance().select(opt.cases, opt.excludes));
   helper_client &helpers = helper_client::instance();
   // The helper server starts (a process, cuInit, a context) while the first cases run.
-  if (std::any_of(selected.begin(), selected.end(), [](const case_def *c) { return c->helper; }))
+  if (std::any_of(selected.begin(), selected.end(),
+                  [](const scheduled_case &c) { return c.def->helper; }))
     helpers.prestart();
   int rc = exit_code::ok;
-  for (const case_def *c : selected)
-    if (run_one(*c, d, *start.sess, lock, events)) {
+  for (const scheduled_case &c : selected)
+    if (run_one(c, d, *start.sess, lock, events)) {
       rc = exit_code::cell_poisoned;
       break;
     }

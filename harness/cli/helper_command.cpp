@@ -56,7 +56,7 @@ int serve(const helper_options &opt) {
   // It may start while its cell runs other cases, so its start holds the GPU lock shared as a
   // cell's does; its requests and its exit run while the cell holds the lock.
   gpu_lock lock(gpu_lock::directory_from_environment());
-  lock.acquire(false);
+  lock.acquire_beside_writers();
   started_process start = start_process(events, "helper", startup_calls::tolerant);
   lock.release();
   if (!start.started())

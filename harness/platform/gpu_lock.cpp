@@ -1,4 +1,4 @@
-// Reader-preferring reader/writer lock over one flock(2) file.
+// Writer-preferring reader/writer lock over two flock(2) files: a turnstile and the lock itself.
 #include "harness/platform/gpu_lock.hpp"
 
 #include <cerrno>
@@ -11,6 +11,13 @@
 namespace cuparity {
 namespace {
 
+int open_lock(const std::string &path) {
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw std::system_error(errno, std::generic_category(), "cannot open lock file " + path);
+  return fd;
+}
+
 void lock(int fd, int how) {
   while (flock(fd, how) != 0)
     if (errno != EINTR)
@@ -22,10 +29,8 @@ void lock(int fd, int how) {
 gpu_lock::gpu_lock(const std::string &directory) {
   if (directory.empty())
     return;
-  const std::string path = directory + "/gpu.lock";
-  m_fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (m_fd < 0)
-    throw std::system_error(errno, std::generic_category(), "cannot open lock file " + path);
+  m_turnstile = open_lock(directory + "/gpu.turnstile.lock");
+  m_fd = open_lock(directory + "/gpu.lock");
 }
 
 std::string gpu_lock::directory_from_environment() {
@@ -35,8 +40,9 @@ std::string gpu_lock::directory_from_environment() {
 
 gpu_lock::~gpu_lock() {
   release();
-  if (m_fd >= 0)
-    close(m_fd);
+  for (int fd : {m_turnstile, m_fd})
+    if (fd >= 0)
+      close(fd);
 }
 
 void gpu_lock::acquire(bool exclusive) {
@@ -47,14 +53,32 @@ void gpu_lock::acquire(bool exclusive) {
     return;
   // flock converts a held lock non-atomically (it may let go first), so let go explicitly.
   release();
-  lock(m_fd, exclusive ? LOCK_EX : LOCK_SH);
+  // A writer keeps the turnstile while it waits and while it holds the lock, so no new reader
+  // passes it; a reader passes it and lets it go at once.
+  lock(m_turnstile, LOCK_EX);
+  if (exclusive) {
+    lock(m_fd, LOCK_EX);
+  } else {
+    flock(m_turnstile, LOCK_UN);
+    lock(m_fd, LOCK_SH);
+  }
   m_held = want;
+}
+
+void gpu_lock::acquire_beside_writers() {
+  if (m_fd < 0 || m_held == held::shared)
+    return;
+  release();
+  lock(m_fd, LOCK_SH); // not through the turnstile: flock itself lets readers past a waiting writer
+  m_held = held::shared;
 }
 
 void gpu_lock::release() noexcept {
   if (m_fd < 0 || m_held == held::none)
     return;
   flock(m_fd, LOCK_UN);
+  if (m_held == held::exclusive)
+    flock(m_turnstile, LOCK_UN);
   m_held = held::none;
 }
 

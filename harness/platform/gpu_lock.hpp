@@ -9,12 +9,10 @@ namespace cuparity {
 inline constexpr const char *gpu_lock_variable = "CUPARITY_GPU_LOCK";
 
 /// Ordinary cases, and every process's driver start and teardown, hold the lock shared; exclusive
-/// cases hold it exclusively. One flock(2) file, which prefers readers: a writer waiting does not
-/// hold new readers back, so it gets the GPU only once no reader holds it. Cells run their
-/// exclusive cases last, so the writers queue at the end of the run instead of draining every
-/// cell once per exclusive case (that drain was 290 s of waiting summed over the default matrix
-/// on an H200). Locks held by a process that dies are released by the kernel. Without a
-/// directory it does nothing.
+/// cases hold it exclusively. It prefers writers: a writer waiting holds new readers back (a
+/// turnstile file), so an exclusive case waits only for the cases already running. Cells run their
+/// exclusive cases last, in one exclusive hold. Locks held by a process that dies are released by
+/// the kernel. Without a directory it does nothing.
 class gpu_lock {
 public:
   explicit gpu_lock(const std::string &directory);
@@ -27,10 +25,14 @@ public:
   /// Blocks until the lock is held in the given mode (a lock held in the other mode is let go
   /// first); release() lets it go.
   void acquire(bool exclusive);
+  /// Holds it shared without queueing behind a waiting writer: for a helper server's start, which
+  /// its cell may await while it holds the lock shared (queueing would deadlock with the writer).
+  void acquire_beside_writers();
   void release() noexcept;
 
 private:
   enum class held { none, shared, exclusive };
+  int m_turnstile = -1;
   int m_fd = -1;
   held m_held = held::none;
 };

@@ -49,11 +49,14 @@ void print_outcomes(std::ostream &out, const run_comparison &c) {
 }
 
 /// Observations or binding entries that changed between the runs: reported, not judged, the
-/// first 40 in full ("<cell> [<case>] <key>: <A> -> <B>").
+/// first 40 in full ("<cell> [<case>] <key>: <A> -> <B>"); "none changed" when compared and equal.
 void print_reported(std::ostream &out, const std::vector<reference_change> &changes,
-                    const char *what) {
-  if (changes.empty())
+                    const char *what, bool compared) {
+  if (changes.empty()) {
+    if (compared)
+      out << "\n" << what << ": none changed\n";
     return;
+  }
   out << "\n" << changes.size() << " " << what << " changed (reported, not judged):\n";
   constexpr std::size_t shown = 40;
   for (std::size_t i = 0; i < changes.size() && i < shown; ++i) {
@@ -100,8 +103,8 @@ void print_compare(std::ostream &out, const run_comparison &c) {
   print_runs(out, c);
   print_outcomes(out, c);
   print_divergences(out, c);
-  print_reported(out, c.observations, "observations");
-  print_reported(out, c.bindings, "binding entries");
+  print_reported(out, c.observations, "observations", true);
+  print_reported(out, c.bindings, "binding entries", c.bindings_compared);
   print_latency_table(out, c);
   if (!c.notes.empty())
     out << "\n";

@@ -108,6 +108,7 @@ nlohmann::json compare_json(const run_comparison &c) {
           {"outcomes", outcomes_json(c)},
           {"observations", observations_json(c)},
           {"bindings", bindings_json(c)},
+          {"bindings_compared", c.bindings_compared},
           {"divergences",
            {{"new", divergence_list(c.divergences.added)},
             {"gone", divergence_list(c.divergences.gone)}}},

@@ -118,6 +118,7 @@ void compare_bindings(const recorded_run &a, const recorded_run &b, run_comparis
       out.notes.push_back("binding maps not compared: no " + r->results_path);
   if (!a.binding_maps || !b.binding_maps)
     return;
+  out.bindings_compared = true;
   for (const auto &[cell, map_b] : *b.binding_maps)
     if (const auto it = a.binding_maps->find(cell); it != a.binding_maps->end())
       for (auto &c : binding_changes(cell, cell, it->second, map_b))

@@ -33,6 +33,7 @@ struct run_comparison {
   /// Per cell both runs recorded a binding map of, each driver entry whose symbol, ABI or
   /// presence differs (reported, never a regression); key "binding.<entry>", before A's, after B's.
   std::vector<reference_change> bindings;
+  bool bindings_compared = false; ///< both runs had their binding maps (results.jsonl) to compare
   divergence_changes divergences;
   std::vector<latency_change> latency;
   std::vector<std::string> notes; ///< what could not be compared (a probe or series one run lacks)

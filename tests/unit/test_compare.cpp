@@ -454,19 +454,28 @@ TEST_CASE("binding maps that changed between two runs are reported from their re
   CHECK_FALSE(c.regressed());
   CHECK(c.notes.empty());
   CHECK(compare_json(c)["bindings"][0]["key"] == "binding.cuMemAlloc");
+  CHECK(compare_json(c)["bindings_compared"] == true);
   std::ostringstream out;
   print_compare(out, c);
   CHECK_THAT(out.str(), Catch::Contains("1 binding entries changed (reported, not judged):\n"
                                         "  c1 binding.cuMemAlloc: "));
-  // The same maps: nothing to report.
-  CHECK(compare_runs(read_recorded_run(a), read_recorded_run(a), latency_settings{})
-            .bindings.empty());
+  // The same maps: nothing to report, and the console says they were compared.
+  const auto same = compare_runs(read_recorded_run(a), read_recorded_run(a), latency_settings{});
+  CHECK(same.bindings.empty());
+  std::ostringstream same_out;
+  print_compare(same_out, same);
+  CHECK_THAT(same_out.str(), Catch::Contains("\nobservations: none changed\n") &&
+                                 Catch::Contains("\nbinding entries: none changed\n"));
   // A summary without results.jsonl beside it: the maps are not compared, and the note says why.
   const auto bare = run_dir("bare", json::array(), false);
   const auto n = compare_runs(read_recorded_run(a), read_recorded_run(bare), latency_settings{});
   CHECK(n.bindings.empty());
+  CHECK(compare_json(n)["bindings_compared"] == false);
   CHECK(n.notes ==
         std::vector<std::string>{"binding maps not compared: no " + bare + "/results.jsonl"});
+  std::ostringstream bare_out;
+  print_compare(bare_out, n);
+  CHECK_THAT(bare_out.str(), !Catch::Contains("binding entries: none changed"));
   // A malformed results.jsonl is bad input naming its line.
   const auto broken = run_dir("broken", json::array(), false);
   write(broken, "results.jsonl", "not json\n");

@@ -431,20 +431,20 @@ bool becomes_true(const std::atomic<bool> &flag) {
 }
 } // namespace
 
-TEST_CASE("the GPU lock: a writer waits for every reader, readers are not held back by a waiting "
-          "writer, and readers wait for a writer that holds it",
-          "[runner]") {
+TEST_CASE("the GPU lock: a writer waits for every reader, a waiting writer holds new readers "
+          "back but not a helper's start, and readers wait for a writer that holds it",
+          "[runner][lock]") {
   // flock(2) locks belong to an open file description, so gpu_lock objects in one process
   // contend as cell processes would.
   auto dir = fs::temp_directory_path() / "cuparity-gpu-lock";
   fs::remove_all(dir);
   fs::create_directories(dir);
   gpu_lock reader(dir.string()), writer(dir.string()), late_reader(dir.string()),
-      after_reader(dir.string());
+      helper_start(dir.string());
   reader.acquire(false);
   reader.acquire(false); // held already: no second lock, no wait
   std::atomic<bool> readers_done{false}, writer_in{false}, writer_done{false}, late_in{false};
-  std::atomic<bool> after_in{false}, after_saw_writer_done{false};
+  std::atomic<bool> late_saw_writer_done{false}, helper_in{false};
   std::thread w([&] {
     writer.acquire(true);
     writer_in = true;
@@ -455,26 +455,48 @@ TEST_CASE("the GPU lock: a writer waits for every reader, readers are not held b
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(100)); // the writer is queued by now
   std::thread late([&] {
-    late_reader.acquire(false); // a queued writer does not keep a new reader out
+    late_reader.acquire(false); // the queued writer goes first
     late_in = true;
+    late_saw_writer_done = writer_done.load();
+    late_reader.release();
   });
-  CHECK(becomes_true(late_in));
+  std::thread helper([&] {
+    helper_start.acquire_beside_writers(); // its cell may be a reader awaiting it: no queueing
+    helper_in = true;
+    helper_start.release();
+  });
+  CHECK(becomes_true(helper_in));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK_FALSE(late_in.load());
   CHECK_FALSE(writer_in.load());
   readers_done = true;
   reader.release();
-  late.join();
-  late_reader.release();
   REQUIRE(becomes_true(writer_in));
-  std::thread after([&] {
-    after_reader.acquire(false); // the writer holds it: wait
-    after_in = true;
-    after_saw_writer_done = writer_done.load();
-    after_reader.release();
-  });
   w.join();
-  after.join();
-  CHECK(after_in.load());
-  CHECK(after_saw_writer_done.load());
+  late.join();
+  helper.join();
+  CHECK(late_in.load());
+  CHECK(late_saw_writer_done.load());
+}
+
+TEST_CASE("a helper's start beside writers still waits for a writer that holds the GPU lock",
+          "[runner][lock]") {
+  auto dir = fs::temp_directory_path() / "cuparity-gpu-lock-beside";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  gpu_lock writer(dir.string()), helper_start(dir.string());
+  writer.acquire(true);
+  std::atomic<bool> helper_in{false};
+  std::thread t([&] {
+    helper_start.acquire_beside_writers();
+    helper_in = true;
+    helper_start.release();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK_FALSE(helper_in.load()); // an exclusive case never meets a process start
+  writer.release();
+  t.join();
+  CHECK(helper_in.load());
 }
 
 TEST_CASE("the GPU lock changes mode by letting go first, and without a directory does nothing",
