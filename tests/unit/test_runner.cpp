@@ -1,5 +1,6 @@
 // `cuparity run` end to end on the simulated driver: clean envs, crashes, resume, shards, faults,
 // and a run stopped from outside (signals, orphans, /dev/shm).
+#include "harness/driver/entry.hpp"
 #include "harness/platform/gpu_lock.hpp"
 #include "harness/platform/subprocess.hpp"
 #include "harness/protocol/records.hpp"
@@ -8,6 +9,7 @@
 #include "run_processes.hpp"
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <csignal>
@@ -570,6 +572,25 @@ TEST_CASE("a cell and a helper server start their driver only while no exclusive
     p.process.close_input();
     (void)p.process.wait();
   }
+}
+
+TEST_CASE("a cell's binding map covers every entry, whichever cases it ran", "[runner]") {
+  // A resumed cell runs only the cases left; its map must equal an uninterrupted cell's.
+  const auto dir = scratch("full_map");
+  watched_process cell({"cell", "--case", "binding.config.effective", "--events-fd", "3"}, dir,
+                       dir);
+  std::string ev;
+  while (!(ev = cell.next(std::chrono::seconds(60))).empty() && ev != "cell_end") {
+  }
+  REQUIRE(ev == "cell_end");
+  const auto &map = cell.last["binding_map"];
+  CHECK(map.size() == all_entries().size());
+  const bool has_alloc = std::any_of(map.begin(), map.end(), [](const nlohmann::json &b) {
+    return b.value("entry", "") == "cuMemAlloc";
+  });
+  CHECK(has_alloc); // a function binding.config.effective never calls
+  cell.process.close_input();
+  (void)cell.process.wait();
 }
 
 TEST_CASE("a cell runs its exclusive cases after all others", "[runner][lock]") {
