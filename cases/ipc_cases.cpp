@@ -269,7 +269,7 @@ void event_cross_process(case_context &ctx) {
   loaded_module m(d, "basic.cubin");
   stream s(d, CU_STREAM_NON_BLOCKING);
   device_buffer flag(d, 4);
-  d.cuMemsetD32(flag.get(), 0, 1);
+  set_words(d, flag.get(), 0, 1);
   // DISABLE_TIMING must accompany INTERPROCESS (driver API docs for cuEventCreate).
   event e(d, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING);
   CUipcEventHandle eh{};
@@ -284,7 +284,7 @@ void event_cross_process(case_context &ctx) {
   const CUfunction spin_write = m.function("cuparity_spin_write");
   process_result res;
   for (unsigned long long ns : {250'000'000ULL, 1'000'000'000ULL, 4'000'000'000ULL}) {
-    d.cuMemsetD32(flag.get(), 0, 1);
+    set_words(d, flag.get(), 0, 1);
     ready_for_child(d); // the memset is on stream 0, the kernel on a non-blocking stream
     unsigned int value = 7;
     launch(d, spin_write, {1}, {1}, 0, s.get(), {&ns, flag.arg(), &value});

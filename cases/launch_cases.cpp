@@ -20,7 +20,7 @@ std::uint64_t write_index(case_context &ctx, const loaded_module &m, dim3 grid, 
   driver &d = ctx.drv();
   const std::size_t n = std::size_t{grid.x} * grid.y * grid.z * block.x * block.y * block.z;
   device_buffer out(d, n * sizeof(unsigned int));
-  d.cuMemsetD32(out.get(), 0xFFFFFFFFu, n);
+  set_words(d, out.get(), 0xFFFFFFFFu, n);
   launch(d, m.function("cuparity_write_index"), grid, block, 0, nullptr, {out.arg()});
   std::vector<unsigned int> host(n);
   d.cuMemcpyDtoH(host.data(), out.get(), n * sizeof(unsigned int));

@@ -47,7 +47,7 @@ void warm_up(driver &d, CUfunction meet, CUstream busy, CUstream target) {
 
 /// Device words for two meeting kernels: flag 0, flag 1, what kernel 0 saw, what kernel 1 saw.
 struct meeting {
-  explicit meeting(driver &d) : words(d, 16) { d.cuMemsetD32(words.get(), 0, 4); }
+  explicit meeting(driver &d) : words(d, 16) { set_words(d, words.get(), 0, 4); }
   [[nodiscard]] CUdeviceptr flag(int i) const { return words.get() + 4u * i; }
   [[nodiscard]] CUdeviceptr saw(int i) const { return words.get() + 8u + 4u * i; }
   device_buffer words;
@@ -199,7 +199,7 @@ void wait_event_ordering(case_context &ctx) {
   loaded_module m(d, "basic.cubin");
   stream s1(d, CU_STREAM_NON_BLOCKING), s2(d, CU_STREAM_NON_BLOCKING);
   device_buffer flag(d, 4), out(d, 4);
-  d.cuMemsetD32(flag.get(), 0, 1);
+  set_words(d, flag.get(), 0, 1);
   event e(d, CU_EVENT_DISABLE_TIMING);
   unsigned long long ns = spin_ns;
   unsigned int value = 42;
@@ -258,7 +258,7 @@ void callback_order(case_context &ctx) {
   static callback_log log; // callbacks get only a void*; one case at a time uses it
   log.order.clear();
   device_buffer flag(d, 4);
-  d.cuMemsetD32(flag.get(), 0, 1);
+  set_words(d, flag.get(), 0, 1);
   unsigned long long ns = spin_ns / 2;
   unsigned int value = 1;
   launch(d, m.function("cuparity_spin_write"), {1}, {1}, 0, s.get(), {&ns, flag.arg(), &value});

@@ -67,6 +67,17 @@ loaded_module::loaded_module(driver &d, image_bytes image) : m_driver(d) {
   }
 }
 
+void set_words(driver &d, CUdeviceptr p, unsigned int value, std::size_t count) {
+  try {
+    d.cuMemsetD32(p, value, count);
+  } catch (const driver_error &e) {
+    const unsigned int byte = value & 0xFFu;
+    if (!e.not_bound() || value != byte * 0x01010101u)
+      throw;
+    d.cuMemsetD8(p, static_cast<unsigned char>(byte), count * 4);
+  }
+}
+
 loaded_module::~loaded_module() {
   if (m_mod)
     (void)m_driver.cuModuleUnload.raw(m_mod);

@@ -121,6 +121,12 @@ private:
   CUevent m_event = nullptr;
 };
 
+/// Sets `count` 32-bit words at `p` to `value` (cuMemsetD32). Where the binding under test does
+/// not bind cuMemsetD32 (Numba 0.68's table has only cuMemsetD8) and the four bytes of `value` are
+/// equal, it sets the bytes with cuMemsetD8, as that package would; otherwise the not-bound error
+/// stands and the case is not supported.
+void set_words(driver &d, CUdeviceptr p, unsigned int value, std::size_t count);
+
 /// cuLaunchKernel with kernelParams built from pointers to the argument values.
 void launch(driver &d, CUfunction f, dim3 grid, dim3 block, unsigned int shared_bytes, CUstream s,
             std::initializer_list<void *> args);
