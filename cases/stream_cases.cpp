@@ -11,6 +11,7 @@
 #include "harness/suite/case_registry.hpp"
 
 #include <atomic>
+#include <exception>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -159,12 +160,14 @@ void threads_overlap(case_context &ctx) {
   std::atomic<int> ready{0};
   std::atomic<int> failures{0};
   std::mutex error_lock;
-  std::string error;
+  std::exception_ptr thrown;
   auto worker = [&](int me) {
-    // Nothing may escape a thread (std::terminate would take the whole cell down): a missing
-    // function or any harness error is recorded and reported by the case.
+    // Nothing may escape a thread (std::terminate would take the whole cell down): the first
+    // exception is kept and rethrown by the case, so a function the binding lacks is
+    // not_supported and any other error fails the case with its message.
     try {
-      if (d.cuCtxSetCurrent.raw(pc.get()) != CUDA_SUCCESS)
+      bool pushed = false;
+      if (make_current(d, pc.get(), pushed) != CUDA_SUCCESS)
         ++failures;
       ++ready;
       while (ready.load() < 2) {
@@ -172,18 +175,21 @@ void threads_overlap(case_context &ctx) {
       meet(d, f, at, me, nullptr);
       if (d.cuStreamSynchronize.raw(nullptr) != CUDA_SUCCESS)
         ++failures;
-      (void)d.cuCtxSetCurrent.raw(nullptr);
-    } catch (const std::exception &e) {
+      CUcontext popped = nullptr;
+      (void)(pushed ? d.cuCtxPopCurrent.raw(&popped) : d.cuCtxSetCurrent.raw(nullptr));
+    } catch (...) {
       ++ready;
-      ++failures;
-      std::lock_guard<std::mutex> g(error_lock);
-      error = e.what();
+      const std::lock_guard<std::mutex> g(error_lock);
+      if (!thrown)
+        thrown = std::current_exception();
     }
   };
   std::thread a(worker, 0), b(worker, 1);
   a.join();
   b.join();
-  ctx.expect(failures == 0, "a worker thread's launch or sync failed " + error);
+  if (thrown)
+    std::rethrow_exception(thrown);
+  ctx.expect(failures == 0, "a worker thread's launch or sync failed");
   unsigned int saw[2] = {0, 0};
   d.cuMemcpyDtoH(saw, at.saw(0), sizeof saw);
   const bool overlapped = saw[0] != 0 && saw[1] != 0;

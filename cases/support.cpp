@@ -7,22 +7,24 @@
 
 namespace cuparity::cases {
 
+CUresult make_current(driver &d, CUcontext ctx, bool &pushed) {
+  pushed = false;
+  try {
+    return d.cuCtxSetCurrent.raw(ctx);
+  } catch (const driver_error &e) {
+    if (!e.not_bound())
+      throw;
+  }
+  pushed = true;
+  return d.cuCtxPushCurrent.raw(ctx);
+}
+
 primary_context::primary_context(driver &d, int ordinal) : m_driver(d) {
   d.cuInit(0);
   d.cuDeviceGet(&m_dev, ordinal);
   d.cuCtxGetCurrent(&m_previous);
   d.cuDevicePrimaryCtxRetain(&m_ctx, m_dev);
-  CUresult r = CUDA_SUCCESS;
-  try {
-    r = d.cuCtxSetCurrent.raw(m_ctx);
-  } catch (const driver_error &e) {
-    // A captured package that binds no cuCtxSetCurrent (Numba's table has only push and pop):
-    // make the context current as that package would, so its cases still run.
-    if (!e.not_bound())
-      throw;
-    m_pushed = true;
-    r = d.cuCtxPushCurrent.raw(m_ctx);
-  }
+  const CUresult r = make_current(d, m_ctx, m_pushed);
   if (r != CUDA_SUCCESS) {
     (void)d.cuDevicePrimaryCtxRelease.raw(m_dev);
     d.throw_result(m_pushed ? entry_id::cuCtxPushCurrent : entry_id::cuCtxSetCurrent, r,

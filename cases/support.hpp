@@ -36,6 +36,11 @@ template <class F> void on_new_thread(F &&body) {
     std::rethrow_exception(error);
 }
 
+/// Makes `ctx` current for this thread with cuCtxSetCurrent, or, where the binding under test does
+/// not bind it (Numba's table has only push and pop), with cuCtxPushCurrent, as that package
+/// would. Sets `pushed` to say which; returns the call's result.
+CUresult make_current(driver &d, CUcontext ctx, bool &pushed);
+
 /// Retains a device's primary context and makes it current for this thread; undoes both.
 class primary_context {
 public:

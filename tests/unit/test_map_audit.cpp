@@ -287,12 +287,14 @@ TEST_CASE("through a map of a package that binds fewer functions (as Numba's tab
   std::map<std::string, std::pair<std::string, std::string>> r = run_through_maps(
       "narrow_maps",
       "\"alloc.copy.dtod\", \"stream.create.flags_priorities\", \"binding.resolve.audit\", "
-      "\"stream.default.semantics\", \"context.current.per_thread\"",
+      "\"stream.default.semantics\", \"context.current.per_thread\", \"stream.threads.overlap\"",
       fixed, buggy);
   CHECK(r["fixed alloc.copy.dtod"].first == "pass"); // made current by cuCtxPushCurrent
   // Loaded by cuModuleLoadDataEx, its meeting flags zeroed by cuMemsetD8.
   CHECK(r["fixed stream.default.semantics"].first == "pass");
   CHECK(r["buggy stream.default.semantics"].first == "fail");
+  // Worker threads make the context current by push where there is no cuCtxSetCurrent.
+  CHECK(r["fixed stream.threads.overlap"].first == "pass");
   // A thread's missing function ends the case, not the cell (it aborted the cell on the H200).
   CHECK(r["fixed context.current.per_thread"].first == "not_supported");
   CHECK_THAT(r["fixed context.current.per_thread"].second,
