@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 namespace cuparity::cases {
@@ -168,10 +169,6 @@ void host_pinned_async(case_context &ctx) {
 void managed_small(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  int supported = 0;
-  d.cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, pc.device());
-  if (!supported)
-    ctx.not_supported("CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY is 0");
   constexpr std::size_t count = 1024;
   CUdeviceptr p = 0;
   d.cuMemAllocManaged(&p, count * sizeof(unsigned int), CU_MEM_ATTACH_GLOBAL);
@@ -202,10 +199,6 @@ void managed_small(case_context &ctx) {
 void async_stream_ordered(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  int pools = 0;
-  d.cuDeviceGetAttribute(&pools, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, pc.device());
-  if (!pools)
-    ctx.not_supported("CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED is 0");
   stream s(d, CU_STREAM_NON_BLOCKING);
   constexpr std::size_t n = 1 << 16;
   CUdeviceptr p = 0;
@@ -283,24 +276,64 @@ CUPARITY_CASE_FILE(register_alloc_cases) {
   registry
       .add({"alloc.sizes.pattern", "1 B to 256 MiB: memset pattern, end markers, checksum",
             sizes_pattern})
+      .uses(primary_context_needs())
+      .uses(buffer_needs())
+      .uses({E::cuMemsetD8, E::cuMemcpyHtoD, E::cuMemcpyDtoH})
       .cost_s = 1.0; // copies every size both ways
-  registry.add({"alloc.errors.zero", "a zero-size allocation is refused; the context stays usable",
-                errors_zero});
-  registry.add({"alloc.errors.absurd", "an absurd size is refused; the context stays usable",
-                errors_absurd});
+  for (auto [id, text, body] : {
+           std::tuple{"alloc.errors.zero",
+                      "a zero-size allocation is refused; the context stays usable", &errors_zero},
+           std::tuple{"alloc.errors.absurd", "an absurd size is refused; the context stays usable",
+                      &errors_absurd},
+           std::tuple{"alloc.errors.free_invalid",
+                      "freeing an interior or freed pointer is refused", &free_invalid},
+       })
+    registry.add({id, text, body})
+        .uses(primary_context_needs())
+        .uses(buffer_needs())
+        .uses({E::cuMemsetD8, E::cuCtxSynchronize});
   registry
       .add({"alloc.info.drop", "cuMemGetInfo's free memory drops by at least the size", info_drop})
+      .uses(primary_context_needs())
+      .uses(buffer_needs())
+      .uses({E::cuMemGetInfo, E::cuDeviceTotalMem})
       .exclusive = true; // free memory is device-wide: other cells would disturb it
-  registry.add({"alloc.host.pinned_async", "pinned and registered host memory, async copies",
-                host_pinned_async});
-  registry.add({"alloc.managed.small", "managed memory written by host and kernel", managed_small});
-  registry.add({"alloc.async.stream_ordered", "cuMemAllocAsync/FreeAsync in stream order",
-                async_stream_ordered});
-  registry.add({"alloc.copy.dtod", "device-to-device copies, sync and async", copy_dtod});
-  registry.add({"alloc.range.interior", "address range and attributes of an interior pointer",
-                range_interior});
-  registry.add({"alloc.errors.free_invalid", "freeing an interior or freed pointer is refused",
-                free_invalid});
+  registry
+      .add({"alloc.host.pinned_async", "pinned and registered host memory, async copies",
+            host_pinned_async})
+      .uses(primary_context_needs())
+      .uses(buffer_needs())
+      .uses(stream_needs())
+      .uses({E::cuMemHostAlloc, E::cuMemHostGetFlags, E::cuMemcpyHtoDAsync, E::cuMemsetD8Async,
+             E::cuMemcpyDtoHAsync, E::cuStreamSynchronize, E::cuMemFreeHost, E::cuMemHostRegister,
+             E::cuMemHostGetDevicePointer, E::cuMemsetD32, E::cuCtxSynchronize,
+             E::cuMemHostUnregister});
+  registry.add({"alloc.managed.small", "managed memory written by host and kernel", managed_small})
+      .uses(primary_context_needs())
+      .uses(module_needs())
+      .uses({E::cuMemAllocManaged, E::cuMemAdvise, E::cuMemPrefetchAsync, E::cuLaunchKernel,
+             E::cuCtxSynchronize, E::cuPointerGetAttribute, E::cuMemFree})
+      .needs_attribute(CUPARITY_ATTRIBUTE(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, 1));
+  registry
+      .add({"alloc.async.stream_ordered", "cuMemAllocAsync/FreeAsync in stream order",
+            async_stream_ordered})
+      .uses(primary_context_needs())
+      .uses(stream_needs())
+      .uses({E::cuMemAllocAsync, E::cuMemsetD8Async, E::cuMemcpyDtoHAsync, E::cuMemFreeAsync,
+             E::cuStreamSynchronize})
+      .needs_attribute(CUPARITY_ATTRIBUTE(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, 1));
+  registry.add({"alloc.copy.dtod", "device-to-device copies, sync and async", copy_dtod})
+      .uses(primary_context_needs())
+      .uses(buffer_needs())
+      .uses(stream_needs())
+      .uses({E::cuMemcpyHtoD, E::cuMemcpyDtoD, E::cuStreamSynchronize, E::cuMemcpyDtoDAsync,
+             E::cuMemcpyDtoH});
+  registry
+      .add({"alloc.range.interior", "address range and attributes of an interior pointer",
+            range_interior})
+      .uses(primary_context_needs())
+      .uses(buffer_needs())
+      .uses({E::cuMemGetAddressRange, E::cuPointerGetAttribute});
 }
 
 } // namespace cuparity::cases

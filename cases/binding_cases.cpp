@@ -22,8 +22,8 @@ void config_effective(case_context &ctx) {
 
 void resolve_audit(case_context &ctx) {
   auto report = audit_bindings(ctx.drv());
-  if (!report.supported)
-    ctx.not_supported(report.not_supported_reason);
+  // Declared: cuGetProcAddress (the audit's question to the driver), so it is there.
+  ctx.expect(report.supported, "the audit could not run: " + report.not_supported_reason);
   std::string mismatches;
   for (const auto &r : report.rows) {
     // The exported name behind the bound address: both backends must land on the same one
@@ -104,10 +104,17 @@ void driver_path(case_context &ctx) {
 CUPARITY_CASE_FILE(register_binding_cases) {
   registry.add({"binding.config.effective", "effective binding, stream-0 mode and warnings",
                 config_effective});
-  registry.add({"binding.resolve.audit",
-                "every bound entry equals the driver's cuGetProcAddress_v2 answer", resolve_audit});
-  registry.add(
-      {"binding.errors.shape", "failing calls give the same code, name and entry", errors_shape});
+  // The audit asks the driver's cuGetProcAddress for every entry (not through the facade: it
+  // calls the pointer), so that is what it needs; a package that binds none cannot be audited.
+  registry
+      .add({"binding.resolve.audit",
+            "every bound entry equals the driver's cuGetProcAddress_v2 answer", resolve_audit})
+      .uses({E::cuGetProcAddress});
+  registry
+      .add({"binding.errors.shape", "failing calls give the same code, name and entry",
+            errors_shape})
+      .uses({E::cuInit, E::cuCtxSynchronize, E::cuDeviceGet, E::cuDeviceGetAttribute,
+             E::cuGetErrorName});
   registry.add({"binding.resolve.missing_function",
                 "a function the driver lacks is reported by name", missing_function});
   registry.add(

@@ -108,6 +108,9 @@ void primary_reset(case_context &ctx) {
   d.cuMemAlloc(&q, 4096);
   d.cuMemFree(q);
   d.cuDevicePrimaryCtxRelease(pc.device());
+  // Whether the retain made before the reset still counts is the driver's to say: its answer is
+  // an observation, compared across the group, not an assumption of the helper's destructor.
+  ctx.observe("release_retained_before_reset", static_cast<int>(pc.release_now()));
 }
 
 void create_lifecycle(case_context &ctx) {
@@ -230,27 +233,53 @@ void create_many(case_context &ctx) {
 } // namespace
 
 CUPARITY_CASE_FILE(register_context_cases) {
-  registry.add(
-      {"context.init.facts", "driver version, devices, name, CC, UUID, memory", init_facts});
-  registry.add({"context.primary.lifecycle", "primary context retain/state/flags/release",
-                primary_lifecycle});
   registry
-      .add({"context.primary.reset", "reset destroys allocations; the context is usable after",
-            primary_reset})
-      .cost_s = 2.0; // the primary context is made again
+      .add({"context.init.facts", "driver version, devices, name, CC, UUID, memory", init_facts})
+      .uses({E::cuDriverGetVersion, E::cuInit, E::cuDeviceGetCount, E::cuDeviceGet,
+             E::cuDeviceGetName, E::cuDeviceComputeCapability, E::cuDeviceGetAttribute,
+             E::cuDeviceGetUuid, E::cuDeviceTotalMem});
   registry
-      .add({"context.create.lifecycle", "create/push/pop/destroy keep the stack in order",
-            create_lifecycle})
-      .cost_s = 2.0; // creates a context
-  registry.add({"context.current.none",
-                "no current context: null, and INVALID_CONTEXT from calls needing one",
-                current_none});
-  registry.add(
-      {"context.current.device", "cuCtxGetDevice (pinned) under a pushed context", current_device});
-  registry.add(
-      {"context.current.per_thread", "the current context is per host thread", current_per_thread});
-  case_def &many = registry.add(
-      {"context.create.many", "create/destroy many contexts without leaking memory", create_many});
+      .add({"context.primary.lifecycle", "primary context retain/state/flags/release",
+            primary_lifecycle})
+      .uses({E::cuInit, E::cuDeviceGet, E::cuDevicePrimaryCtxRetain, E::cuDevicePrimaryCtxGetState,
+             E::cuDevicePrimaryCtxSetFlags, E::cuDevicePrimaryCtxRelease});
+  case_def &reset =
+      registry
+          .add({"context.primary.reset", "reset destroys allocations; the context is usable after",
+                primary_reset})
+          .uses(primary_context_needs())
+          .uses({E::cuMemAlloc, E::cuMemFree, E::cuDevicePrimaryCtxReset, E::cuMemGetAddressRange,
+                 E::cuCtxSetCurrent});
+  reset.cost_s = 2.0; // the primary context is made again
+  case_def &lifecycle =
+      registry
+          .add({"context.create.lifecycle", "create/push/pop/destroy keep the stack in order",
+                create_lifecycle})
+          .uses(primary_context_needs())
+          .uses({E::cuCtxCreate, E::cuCtxDestroy, E::cuCtxPushCurrent, E::cuCtxPopCurrent});
+  lifecycle.cost_s = 2.0; // creates a context
+  registry
+      .add({"context.current.none",
+            "no current context: null, and INVALID_CONTEXT from calls needing one", current_none})
+      .uses({E::cuInit, E::cuCtxGetCurrent, E::cuCtxSynchronize, E::cuMemAlloc, E::cuCtxGetDevice,
+             E::cuCtxPopCurrent});
+  registry
+      .add({"context.current.device", "cuCtxGetDevice (pinned) under a pushed context",
+            current_device})
+      .uses(primary_context_needs())
+      .uses({E::cuCtxSetCurrent, E::cuCtxPushCurrent, E::cuCtxGetDevice, E::cuCtxSynchronize,
+             E::cuCtxPopCurrent});
+  registry
+      .add({"context.current.per_thread", "the current context is per host thread",
+            current_per_thread})
+      .uses(primary_context_needs())
+      .uses({E::cuCtxSetCurrent});
+  case_def &many = registry
+                       .add({"context.create.many",
+                             "create/destroy many contexts without leaking memory", create_many})
+                       .uses(primary_context_needs())
+                       .uses({E::cuMemGetInfo, E::cuCtxCreate, E::cuMemAlloc, E::cuMemFree,
+                              E::cuCtxDestroy, E::cuCtxSetCurrent});
   many.exclusive = true; // free memory is device-wide: other cells would disturb it
   many.cost_s = 3.0;     // five contexts or more
 }

@@ -157,13 +157,6 @@ CUPARITY_HELPER("ipc.event.wait", helper_event_wait);
 
 constexpr auto helper_timeout = std::chrono::seconds(60);
 
-void require_ipc(case_context &ctx, CUdevice dev) {
-  int unified = 0;
-  ctx.drv().cuDeviceGetAttribute(&unified, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, dev);
-  if (!unified)
-    ctx.not_supported("IPC needs unified addressing");
-}
-
 /// Waits until what this process wrote to device memory has landed, before a child reads it. A
 /// pageable cuMemcpyHtoD may return before its DMA to the device completes, and cuMemsetD* is
 /// asynchronous to the host (driver API docs, "API synchronization behavior"). A helper process's
@@ -195,7 +188,6 @@ void share_and_check(case_context &ctx, std::size_t size, std::size_t offset, st
                      int child_device) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  require_ipc(ctx, pc.device());
   const unsigned seed = 17;
   exported_pattern x(d, size, seed);
   auto res = ctx.spawn_helper("ipc.mem.check_write",
@@ -228,7 +220,6 @@ void mem_offset(case_context &ctx) {
 void mem_open_in_exporter(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  require_ipc(ctx, pc.device());
   device_buffer buf(d, 4096);
   CUipcMemHandle handle{};
   d.cuIpcGetMemHandle(&handle, buf.get());
@@ -245,7 +236,6 @@ void mem_open_in_exporter(case_context &ctx) {
 void mem_close_reopen(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  require_ipc(ctx, pc.device());
   constexpr std::size_t size = 65536;
   device_buffer buf(d, size);
   d.cuMemsetD8(buf.get(), 0x5A, size);
@@ -262,10 +252,6 @@ void mem_close_reopen(case_context &ctx) {
 void event_cross_process(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  int supported = 0;
-  d.cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED, pc.device());
-  if (!supported)
-    ctx.not_supported("CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED is 0");
   loaded_module m(d, "basic.cubin");
   stream s(d, CU_STREAM_NON_BLOCKING);
   device_buffer flag(d, 4);
@@ -304,19 +290,9 @@ void event_cross_process(case_context &ctx) {
              "the child read the flag before the exporter's event completed: " + res.out);
 }
 
-/// The driver, after declaring not_supported unless this process sees at least two devices.
-driver &require_two_gpus(case_context &ctx) {
+void mem_peer_device(case_context &ctx) {
   driver &d = ctx.drv();
   d.cuInit(0);
-  int count = 0;
-  d.cuDeviceGetCount(&count);
-  if (count < 2)
-    ctx.not_supported("needs two GPUs (this host has " + std::to_string(count) + ")");
-  return d;
-}
-
-void mem_peer_device(case_context &ctx) {
-  driver &d = require_two_gpus(ctx);
   int can = 0;
   d.cuDeviceCanAccessPeer(&can, 1, 0);
   ctx.observe("can_access_peer", can);
@@ -325,9 +301,8 @@ void mem_peer_device(case_context &ctx) {
 }
 
 void mem_staged(case_context &ctx) {
-  driver &d = require_two_gpus(ctx);
+  driver &d = ctx.drv();
   primary_context pc(d);
-  require_ipc(ctx, pc.device());
   constexpr std::size_t size = 1 << 20;
   const unsigned seed = 29;
   exported_pattern x(d, size, seed);
@@ -341,45 +316,69 @@ void mem_staged(case_context &ctx) {
 
 } // namespace
 
-/// Registers a case that sends requests to the cell's helper server.
-void add_helper_case(case_registry &registry, case_def def, double cost_s) {
+/// Registers a case that sends requests to the cell's helper server, with what every IPC case
+/// needs: the primary context, a buffer exported by cuIpcGetMemHandle, and unified addressing.
+case_def &add_helper_case(case_registry &registry, case_def def, double cost_s) {
   case_def &c = registry.add(std::move(def));
   c.helper = true;
   c.cost_s = cost_s;
+  return c.uses(primary_context_needs())
+      .uses(buffer_needs())
+      .uses({E::cuIpcGetMemHandle})
+      .needs_attribute(CUPARITY_ATTRIBUTE(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 1));
 }
 
 CUPARITY_CASE_FILE(register_ipc_cases) {
   // A helper request costs about a second under a full matrix (the first waits for the server).
+  // ready_for_child() is cuCtxSynchronize.
   add_helper_case(registry,
                   {"ipc.mem.child_roundtrip",
                    "a child opens a memory handle, checks the pattern, writes a new one back",
                    mem_child_roundtrip},
-                  1.0);
+                  1.0)
+      .uses({E::cuMemcpyHtoD, E::cuCtxSynchronize, E::cuMemcpyDtoH});
   add_helper_case(
       registry,
-      {"ipc.mem.offset", "an interior pointer shared as base handle plus offset", mem_offset}, 1.0);
-  registry.add({"ipc.mem.open_in_exporter",
-                "opening a handle in its exporting process; exporting an interior pointer",
-                mem_open_in_exporter});
+      {"ipc.mem.offset", "an interior pointer shared as base handle plus offset", mem_offset}, 1.0)
+      .uses({E::cuMemcpyHtoD, E::cuCtxSynchronize, E::cuMemcpyDtoH});
+  registry
+      .add({"ipc.mem.open_in_exporter",
+            "opening a handle in its exporting process; exporting an interior pointer",
+            mem_open_in_exporter})
+      .uses(primary_context_needs())
+      .uses(buffer_needs())
+      .uses({E::cuIpcGetMemHandle, E::cuIpcOpenMemHandle})
+      .needs_attribute(CUPARITY_ATTRIBUTE(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 1));
   add_helper_case(
       registry,
-      {"ipc.mem.close_reopen", "close and reopen a handle in the child", mem_close_reopen}, 1.0);
+      {"ipc.mem.close_reopen", "close and reopen a handle in the child", mem_close_reopen}, 1.0)
+      .uses({E::cuMemsetD8, E::cuCtxSynchronize});
   add_helper_case(registry,
                   {"ipc.event.cross_process",
                    "a child waits on the exporter's IPC event before reading its data",
                    event_cross_process},
-                  1.0);
-  // Not supported on one GPU: they ask for two devices before any request.
+                  1.0)
+      .uses(module_needs())
+      .uses(stream_needs())
+      .uses(event_needs())
+      .uses({words_need(), E::cuCtxSynchronize, E::cuLaunchKernel, E::cuEventRecord,
+             E::cuIpcGetEventHandle, E::cuStreamSynchronize})
+      .needs_attribute(CUPARITY_ATTRIBUTE(CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED, 1));
+  // Two devices, checked before any request.
   add_helper_case(registry,
                   {"ipc.mem.staged",
                    "a handle opened on its own device and staged through the host to device 1",
                    mem_staged},
-                  0.05);
+                  0.05)
+      .uses({E::cuMemcpyHtoD, E::cuCtxSynchronize})
+      .needs_devices(2);
   add_helper_case(registry,
                   {"ipc.mem.peer_device",
                    "a handle of device-0 memory opened on device 1 (lazy peer access)",
                    mem_peer_device},
-                  0.05);
+                  0.05)
+      .uses({E::cuDeviceCanAccessPeer, E::cuMemcpyHtoD, E::cuCtxSynchronize, E::cuMemcpyDtoH})
+      .needs_devices(2);
 }
 
 } // namespace cuparity::cases

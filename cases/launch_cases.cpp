@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cstring>
+#include <tuple>
 #include <vector>
 
 namespace cuparity::cases {
@@ -270,10 +271,6 @@ void occupancy_queries(case_context &ctx) {
 void cooperative_basic(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
-  int coop = 0;
-  d.cuDeviceGetAttribute(&coop, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, pc.device());
-  if (!coop)
-    ctx.not_supported("CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0");
   loaded_module m(d, "basic.cubin");
   constexpr unsigned int n = 8 * 128;
   device_buffer out(d, n * 4);
@@ -292,31 +289,80 @@ void cooperative_basic(case_context &ctx) {
 } // namespace
 
 CUPARITY_CASE_FILE(register_launch_cases) {
-  registry.add({"launch.module.ptx", "module from PTX (JIT), write_index checksum",
-                [](case_context &c) { module_image(c, "basic.ptx"); }});
-  registry.add({"launch.module.cubin", "module from cubin, write_index checksum",
-                [](case_context &c) { module_image(c, "basic.cubin"); }});
-  registry.add({"launch.module.fatbin", "module from fatbin, write_index checksum",
-                [](case_context &c) { module_image(c, "basic.fatbin"); }});
-  registry.add({"launch.module.missing_function", "unknown function name and junk image errors",
-                module_missing_function});
-  registry.add({"launch.module.global", "cuModuleGetGlobal: size, read and write, missing name",
-                module_global});
-  registry.add(
-      {"launch.params.scalars", "every scalar type and a pointer arrive intact", params_scalars});
-  registry.add(
-      {"launch.params.struct16", "a 16-byte struct by value arrives intact", params_struct16});
-  registry.add({"launch.grid.dims", "1D/2D/3D grids: each thread writes its index", grid_dims});
-  registry.add({"launch.shared.dynamic_optin", "dynamic shared memory up to the opt-in limit",
-                shared_dynamic_optin});
-  registry.add({"launch.errors.block_too_large", "invalid launch configurations are refused",
-                errors_block_too_large});
-  registry.add({"launch.params.extra", "the `extra` buffer equals kernelParams", params_extra});
-  registry.add({"launch.function.attributes", "cuFuncGetAttribute values", function_attributes});
-  registry.add({"launch.occupancy.queries", "occupancy queries (Numba had their types wrong)",
-                occupancy_queries});
-  registry.add(
-      {"launch.cooperative.basic", "cooperative launch runs every block", cooperative_basic});
+  // write_index: a module, a buffer zeroed by set_words, a launch and a copy back.
+  const auto write_index_needs = [](case_def &c) -> case_def & {
+    return c.uses(primary_context_needs())
+        .uses(module_needs())
+        .uses(buffer_needs())
+        .uses({words_need(), E::cuLaunchKernel, E::cuMemcpyDtoH});
+  };
+  write_index_needs(
+      registry.add({"launch.module.ptx", "module from PTX (JIT), write_index checksum",
+                    [](case_context &c) { module_image(c, "basic.ptx"); }}));
+  write_index_needs(registry.add({"launch.module.cubin", "module from cubin, write_index checksum",
+                                  [](case_context &c) { module_image(c, "basic.cubin"); }}));
+  write_index_needs(
+      registry.add({"launch.module.fatbin", "module from fatbin, write_index checksum",
+                    [](case_context &c) { module_image(c, "basic.fatbin"); }}));
+  write_index_needs(registry.add(
+      {"launch.grid.dims", "1D/2D/3D grids: each thread writes its index", grid_dims}));
+  registry
+      .add({"launch.module.missing_function", "unknown function name and junk image errors",
+            module_missing_function})
+      .uses(primary_context_needs())
+      .uses(module_needs())
+      .uses({E::cuModuleLoadData});
+  registry
+      .add({"launch.module.global", "cuModuleGetGlobal: size, read and write, missing name",
+            module_global})
+      .uses(primary_context_needs())
+      .uses({entry_need{{E::cuModuleLoadData}, {E::cuModuleLoadDataEx}}, E::cuModuleUnload,
+             E::cuModuleGetGlobal, E::cuMemcpyHtoD, E::cuMemcpyDtoH});
+  for (auto [id, text, body] : {
+           std::tuple{"launch.params.scalars", "every scalar type and a pointer arrive intact",
+                      &params_scalars},
+           std::tuple{"launch.params.struct16", "a 16-byte struct by value arrives intact",
+                      &params_struct16},
+           std::tuple{"launch.params.extra", "the `extra` buffer equals kernelParams",
+                      &params_extra},
+       })
+    registry.add({id, text, body})
+        .uses(primary_context_needs())
+        .uses(module_needs())
+        .uses(buffer_needs())
+        .uses({E::cuLaunchKernel, E::cuMemcpyDtoH});
+  registry
+      .add({"launch.shared.dynamic_optin", "dynamic shared memory up to the opt-in limit",
+            shared_dynamic_optin})
+      .uses(primary_context_needs())
+      .uses(module_needs())
+      .uses(buffer_needs())
+      .uses({E::cuDeviceGetAttribute, E::cuFuncSetAttribute, E::cuLaunchKernel, E::cuMemcpyDtoH});
+  registry
+      .add({"launch.errors.block_too_large", "invalid launch configurations are refused",
+            errors_block_too_large})
+      .uses(primary_context_needs())
+      .uses(module_needs())
+      .uses({E::cuLaunchKernel, E::cuCtxSynchronize});
+  registry.add({"launch.function.attributes", "cuFuncGetAttribute values", function_attributes})
+      .uses(primary_context_needs())
+      .uses(module_needs())
+      .uses({E::cuFuncGetAttribute, E::cuFuncSetCacheConfig});
+  registry
+      .add({"launch.occupancy.queries", "occupancy queries (Numba had their types wrong)",
+            occupancy_queries})
+      .uses(primary_context_needs())
+      .uses(module_needs())
+      .uses({E::cuOccupancyMaxActiveBlocksPerMultiprocessor,
+             E::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
+             E::cuOccupancyMaxPotentialBlockSize, E::cuOccupancyMaxPotentialBlockSizeWithFlags});
+  registry
+      .add({"launch.cooperative.basic", "cooperative launch runs every block", cooperative_basic})
+      .uses(primary_context_needs())
+      .uses(module_needs())
+      .uses(buffer_needs())
+      .uses({E::cuLaunchCooperativeKernel, E::cuMemcpyDtoH})
+      .needs_attribute(CUPARITY_ATTRIBUTE(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 1));
 }
 
 } // namespace cuparity::cases

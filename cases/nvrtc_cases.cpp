@@ -49,12 +49,22 @@ std::vector<std::string> base_options(case_context &ctx, const char *target_pref
           "-I" + ctx.config().requested.include_path};
 }
 
-nvrtc &toolkit(case_context &ctx) {
+/// "" when the library opens, else why not: the check of a declared facility.
+template <class Library> std::string missing_library() {
   try {
-    return nvrtc::instance();
+    (void)Library::instance();
+    return {};
   } catch (const std::exception &e) {
-    ctx.not_supported(std::string("NVRTC is not available: ") + e.what());
+    return e.what();
   }
+}
+
+const facility_need needs_nvrtc{"NVRTC", missing_library<nvrtc>};
+const facility_need needs_nvjitlink{"nvJitLink", missing_library<nvjitlink>};
+
+/// NVRTC, which every case of this suite declares (needs_nvrtc): the check opened it already.
+nvrtc &toolkit(case_context &) {
+  return nvrtc::instance();
 }
 
 /// Runs saxpy from an image and checks y = 2x + 1 for x = i.
@@ -204,15 +214,9 @@ void link_nvjitlink_lto(case_context &ctx) {
   primary_context pc(ctx.drv());
   auto a = relocatable(ctx, linked_kernel_source, "kernel.cu", true);
   auto b = relocatable(ctx, functions_source, "functions.cu", true);
-  nvjitlink *linker = nullptr;
-  try {
-    linker = &nvjitlink::instance();
-  } catch (const std::exception &e) {
-    ctx.not_supported(std::string("nvJitLink is not available: ") + e.what());
-  }
-  auto cubin = linker->link({{nvjitlink::input::ltoir, a, "kernel.ltoir"},
-                             {nvjitlink::input::ltoir, b, "functions.ltoir"}},
-                            {"-arch=" + arch(ctx, "sm_"), "-lto"});
+  auto cubin = nvjitlink::instance().link({{nvjitlink::input::ltoir, a, "kernel.ltoir"},
+                                           {nvjitlink::input::ltoir, b, "functions.ltoir"}},
+                                          {"-arch=" + arch(ctx, "sm_"), "-lto"});
   run_linked(ctx, cubin.data());
 }
 
@@ -238,19 +242,41 @@ void include_path(case_context &ctx) {
 } // namespace
 
 CUPARITY_CASE_FILE(register_nvrtc_cases) {
-  registry.add({"nvrtc.compile.ptx", "NVRTC to PTX, loaded (JIT) and run", compile_ptx});
-  registry.add(
-      {"nvrtc.compile.cubin", "NVRTC to cubin for this GPU, loaded and run", compile_cubin});
-  registry.add({"nvrtc.compile.syntax_error", "a syntax error fails with a log naming the line",
-                compile_syntax_error});
-  registry.add({"nvrtc.link.driver",
-                "kernel + functions.cu (-rdc) linked by cuLink* and run (the seed's link=[...])",
-                link_driver});
-  registry.add(
-      {"nvrtc.link.nvjitlink_lto", "the same through LTO-IR with nvJitLink", link_nvjitlink_lto});
-  registry.add({"nvrtc.link.unresolved", "an undefined device function: the linker log names it",
-                link_unresolved});
-  registry.add(
+  // Every case compiles with NVRTC for the device's architecture (cuDeviceGetAttribute).
+  const auto nvrtc_case = [&registry](case_def def) -> case_def & {
+    return registry.add(std::move(def))
+        .uses(primary_context_needs())
+        .uses({E::cuDeviceGetAttribute})
+        .needs_facility(needs_nvrtc);
+  };
+  // run_saxpy and run_linked: the image loaded, two buffers, copies and a launch.
+  const std::vector<entry_need> run_needs{E::cuMemAlloc, E::cuMemFree, E::cuMemcpyHtoD,
+                                          E::cuLaunchKernel, E::cuMemcpyDtoH};
+  nvrtc_case({"nvrtc.compile.ptx", "NVRTC to PTX, loaded (JIT) and run", compile_ptx})
+      .uses(module_needs())
+      .uses(run_needs);
+  nvrtc_case({"nvrtc.compile.cubin", "NVRTC to cubin for this GPU, loaded and run", compile_cubin})
+      .uses(module_needs())
+      .uses(run_needs);
+  nvrtc_case({"nvrtc.compile.syntax_error", "a syntax error fails with a log naming the line",
+              compile_syntax_error});
+  const std::vector<entry_need> linker{E::cuLinkCreate, E::cuLinkAddData, E::cuLinkComplete,
+                                       E::cuLinkDestroy};
+  nvrtc_case({"nvrtc.link.driver",
+              "kernel + functions.cu (-rdc) linked by cuLink* and run (the seed's link=[...])",
+              link_driver})
+      .uses(linker)
+      .uses(module_needs())
+      .uses(run_needs);
+  nvrtc_case(
+      {"nvrtc.link.nvjitlink_lto", "the same through LTO-IR with nvJitLink", link_nvjitlink_lto})
+      .uses(module_needs())
+      .uses(run_needs)
+      .needs_facility(needs_nvjitlink);
+  nvrtc_case({"nvrtc.link.unresolved", "an undefined device function: the linker log names it",
+              link_unresolved})
+      .uses(linker);
+  nvrtc_case(
       {"nvrtc.include.path", "NUMBA_CUDA_INCLUDE_PATH reaches NVRTC (cuda_fp16.h)", include_path});
 }
 

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -110,18 +111,100 @@ void query_not_ready(case_context &ctx) {
   ctx.observe("after_sync", code_of([&] { return d.cuStreamQuery.raw(s.get()); }));
 }
 
-/// What stream 0 means for the symbols this cell bound: the heart of the PTDS settings.
+/// Raises a meeting's flag 1 from the host, through a non-blocking stream (which waits for no
+/// other stream in either mode), and waits until it has landed.
+void raise_from_host(driver &d, const meeting &at, CUstream nonblocking) {
+  static const unsigned int one = 1;
+  d.cuMemcpyHtoDAsync(at.flag(1), &one, sizeof one, nonblocking);
+  d.cuStreamSynchronize(nonblocking);
+}
+
+/// What one call on stream 0 waited for. A meeting kernel runs on a blocking stream and waits
+/// (meet_timeout_ns) for flag 1; `call` makes the stream-0 call under test and sees that flag 1 is
+/// raised: by work it queues on stream 0, or from the host once it returns. Under legacy semantics
+/// stream 0 waits for (and is waited for by) the blocking stream, so the kernel never sees the
+/// flag in time; a per-thread stream 0 waits for nothing, so it always does (however late the
+/// kernel starts, the flag is then already up). No clock is compared.
+template <class Call>
+const char *stream0_mode(driver &d, CUfunction meet_fn, CUstream blocking, Call &&call) {
+  const meeting at(d);
+  meet(d, meet_fn, at, 0, blocking);
+  call(at);
+  d.cuCtxSynchronize();
+  unsigned int saw = 0;
+  d.cuMemcpyDtoH(&saw, at.saw(0), 4);
+  return saw != 0 ? "per-thread" : "legacy";
+}
+
+/// What stream 0 means for the symbols this cell bound: the heart of the PTDS settings. Each
+/// stream-0-sensitive call is observed on its own, so a driver whose per-thread variant of one
+/// call acts as its legacy twin (cuStreamSynchronize_ptsz waiting for the whole context) fails the
+/// per-thread cells and names that call.
 void default_semantics(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
   loaded_module m(d, "basic.cubin");
-  stream blocking(d, CU_STREAM_DEFAULT);
-  const bool waited = waits_for(d, m, blocking.get(), nullptr);
-  const char *mode = waited ? "legacy" : "per-thread";
-  ctx.observe("stream0", mode);
-  ctx.expect(waited != ctx.config().per_thread_default_stream,
-             std::string("stream 0 behaved as ") + mode + " but the configuration says " +
-                 (ctx.config().per_thread_default_stream ? "per-thread" : "legacy"));
+  stream blocking(d, CU_STREAM_DEFAULT), other(d, CU_STREAM_DEFAULT);
+  stream nonblocking(d, CU_STREAM_NON_BLOCKING);
+  event gate(d, CU_EVENT_DISABLE_TIMING), marker(d, CU_EVENT_DISABLE_TIMING);
+  const CUfunction f = m.function("cuparity_meet");
+  warm_up(d, f, blocking.get(), nullptr);
+  warm_up(d, f, nonblocking.get(), other.get());
+  static const unsigned int one = 1;
+  const std::pair<const char *, const char *> calls[] = {
+      {"stream0", "cuLaunchKernel"},
+      {"stream0.memcpy_async", "cuMemcpyHtoDAsync"},
+      {"stream0.synchronize", "cuStreamSynchronize"},
+      {"stream0.query", "cuStreamQuery"},
+      {"stream0.wait_event", "cuStreamWaitEvent"},
+      {"stream0.event_record", "cuEventRecord"},
+  };
+  std::map<std::string, std::string> mode;
+  // A kernel on stream 0 meets the one on the blocking stream only if they run at once.
+  mode["stream0"] =
+      stream0_mode(d, f, blocking.get(), [&](const meeting &at) { meet(d, f, at, 1, nullptr); });
+  // A copy on stream 0 raises the flag itself.
+  mode["stream0.memcpy_async"] = stream0_mode(d, f, blocking.get(), [&](const meeting &at) {
+    d.cuMemcpyHtoDAsync(at.flag(1), &one, sizeof one, nullptr);
+  });
+  // Synchronising stream 0 returns at once, or only after the blocking stream's kernel ended.
+  mode["stream0.synchronize"] = stream0_mode(d, f, blocking.get(), [&](const meeting &at) {
+    d.cuStreamSynchronize(nullptr);
+    raise_from_host(d, at, nonblocking.get());
+  });
+  // Querying stream 0 while the blocking stream's kernel waits: NOT_READY means legacy.
+  CUresult query = CUDA_SUCCESS;
+  (void)stream0_mode(d, f, blocking.get(), [&](const meeting &at) {
+    query = d.cuStreamQuery.raw(nullptr);
+    raise_from_host(d, at, nonblocking.get());
+  });
+  ctx.expect(query == CUDA_SUCCESS || query == CUDA_ERROR_NOT_READY,
+             "cuStreamQuery on stream 0 returned " + d.error_name(query));
+  mode["stream0.query"] = query == CUDA_ERROR_NOT_READY ? "legacy" : "per-thread";
+  // A wait queued on the legacy stream holds back later work of every blocking stream; on a
+  // per-thread stream it holds back nothing. Here the meeting's first kernel runs on a
+  // non-blocking stream, stream 0 waits for the event after it, and the second kernel goes to
+  // another blocking stream: under legacy semantics it starts only once the first has given up.
+  mode["stream0.wait_event"] = stream0_mode(d, f, nonblocking.get(), [&](const meeting &at) {
+    d.cuEventRecord(gate.get(), nonblocking.get());
+    d.cuStreamWaitEvent(nullptr, gate.get(), 0);
+    meet(d, f, at, 1, other.get());
+  });
+  // An event recorded on the legacy stream completes after the blocking stream's kernel.
+  mode["stream0.event_record"] = stream0_mode(d, f, blocking.get(), [&](const meeting &at) {
+    d.cuEventRecord(marker.get(), nullptr);
+    d.cuEventSynchronize(marker.get());
+    raise_from_host(d, at, nonblocking.get());
+  });
+  const char *expected = ctx.config().per_thread_default_stream ? "per-thread" : "legacy";
+  std::string wrong;
+  for (const auto &[key, call] : calls) {
+    ctx.observe(key, mode[key]);
+    if (mode[key] != expected)
+      wrong +=
+          std::string(wrong.empty() ? "" : "; ") + call + " on stream 0 behaved as " + mode[key];
+  }
+  ctx.expect(wrong.empty(), wrong + ", but the configuration says " + expected);
 }
 
 /// CU_STREAM_LEGACY and CU_STREAM_PER_THREAD mean the same in every cell.
@@ -299,30 +382,87 @@ void callback_order(case_context &ctx) {
 // per-thread cell and nowhere else: their kernels never met within 200 ms while other cells ran,
 // though a created stream and the per-thread stream did. Why is not known yet; alone they meet.
 CUPARITY_CASE_FILE(register_stream_cases) {
-  registry.add({"stream.create.flags_priorities", "flags, priority range and clamping",
-                create_flags_priorities});
-  registry.add({"stream.query.not_ready", "cuStreamQuery: NOT_READY while busy, then SUCCESS",
-                query_not_ready});
+  registry
+      .add({"stream.create.flags_priorities", "flags, priority range and clamping",
+            create_flags_priorities})
+      .uses(primary_context_needs())
+      .uses(stream_needs())
+      .uses({E::cuCtxGetStreamPriorityRange, E::cuStreamCreateWithPriority, E::cuStreamGetFlags,
+             E::cuStreamGetPriority});
+  registry
+      .add({"stream.query.not_ready", "cuStreamQuery: NOT_READY while busy, then SUCCESS",
+            query_not_ready})
+      .uses(primary_context_needs())
+      .uses(module_needs())
+      .uses(stream_needs())
+      .uses({E::cuLaunchKernel, E::cuStreamQuery, E::cuStreamSynchronize});
+  // Each stream-0-sensitive call against a meeting kernel on a blocking stream.
+  registry
+      .add({"stream.default.semantics",
+            "launch, async copy, synchronize, query, wait-event and event record on stream 0: "
+            "legacy or per-thread, as configured",
+            default_semantics})
+      .uses(primary_context_needs())
+      .uses(module_needs())
+      .uses(buffer_needs())
+      .uses(stream_needs())
+      .uses(event_needs())
+      .uses({words_need(), E::cuLaunchKernel, E::cuCtxSynchronize, E::cuMemcpyDtoH,
+             E::cuMemcpyHtoDAsync, E::cuStreamSynchronize, E::cuStreamQuery, E::cuStreamWaitEvent,
+             E::cuEventRecord, E::cuEventSynchronize})
+      .exclusive = true; // see the note above
+  // waits_for: meeting kernels (a module, words zeroed by set_words, launches, a copy back).
   for (case_def def : {
-           case_def{"stream.default.semantics",
-                    "stream 0 after a 50 ms spin on a blocking stream: legacy or per-thread",
-                    default_semantics},
            case_def{"stream.handles.legacy_per_thread",
                     "CU_STREAM_LEGACY waits and CU_STREAM_PER_THREAD does not, in every cell",
                     handles_legacy_per_thread},
            case_def{"stream.nonblocking.no_wait", "a non-blocking stream never waits for legacy",
                     nonblocking_no_wait},
-           case_def{"stream.threads.overlap",
-                    "two threads on stream 0: overlap under PTDS, serialise under legacy",
-                    threads_overlap},
        })
-    registry.add(std::move(def)).exclusive = true; // see the note above
-  registry.add({"stream.wait_event.ordering", "cuStreamWaitEvent orders work across streams",
-                wait_event_ordering});
-  registry.add({"stream.event.elapsed", "event elapsed time of a 50 ms spin; untimed events",
-                event_elapsed});
-  registry.add({"stream.callback.order", "host functions and callbacks run in stream order",
-                callback_order});
+    registry.add(std::move(def))
+        .uses(primary_context_needs())
+        .uses(module_needs())
+        .uses(buffer_needs())
+        .uses(stream_needs())
+        .uses({words_need(), E::cuLaunchKernel, E::cuCtxSynchronize, E::cuMemcpyDtoH})
+        .exclusive = true; // see the note above
+  registry
+      .add({"stream.threads.overlap",
+            "two threads on stream 0: overlap under PTDS, serialise under legacy", threads_overlap})
+      .uses(primary_context_needs())
+      .uses(module_needs())
+      .uses(buffer_needs())
+      .uses({words_need(), E::cuLaunchKernel, E::cuCtxSynchronize, E::cuStreamSynchronize,
+             E::cuMemcpyDtoH})
+      .exclusive = true; // see the note above
+  registry
+      .add({"stream.wait_event.ordering", "cuStreamWaitEvent orders work across streams",
+            wait_event_ordering})
+      .uses(primary_context_needs())
+      .uses(module_needs())
+      .uses(buffer_needs())
+      .uses(stream_needs())
+      .uses(event_needs())
+      .uses({words_need(), E::cuLaunchKernel, E::cuEventRecord, E::cuStreamWaitEvent,
+             E::cuStreamSynchronize, E::cuMemcpyDtoH});
+  registry
+      .add({"stream.event.elapsed", "event elapsed time of a 50 ms spin; untimed events",
+            event_elapsed})
+      .uses(primary_context_needs())
+      .uses(module_needs())
+      .uses(stream_needs())
+      .uses(event_needs())
+      .uses({E::cuEventRecord, E::cuLaunchKernel, E::cuEventQuery, E::cuEventSynchronize,
+             E::cuEventElapsedTime});
+  registry
+      .add({"stream.callback.order", "host functions and callbacks run in stream order",
+            callback_order})
+      .uses(primary_context_needs())
+      .uses(module_needs())
+      .uses(buffer_needs())
+      .uses(stream_needs())
+      .uses({words_need(), E::cuLaunchKernel, E::cuLaunchHostFunc, E::cuStreamAddCallback,
+             E::cuStreamSynchronize});
 }
 
 } // namespace cuparity::cases

@@ -7,6 +7,46 @@
 
 namespace cuparity::cases {
 
+entry_need current_need() {
+  return {{E::cuCtxSetCurrent}, {E::cuCtxPushCurrent, E::cuCtxPopCurrent}};
+}
+
+const std::vector<entry_need> &primary_context_needs() {
+  static const std::vector<entry_need> needs{E::cuInit,
+                                             E::cuDeviceGet,
+                                             E::cuCtxGetCurrent,
+                                             E::cuDevicePrimaryCtxRetain,
+                                             E::cuDevicePrimaryCtxRelease,
+                                             current_need()};
+  return needs;
+}
+
+const std::vector<entry_need> &buffer_needs() {
+  static const std::vector<entry_need> needs{E::cuMemAlloc, E::cuMemFree};
+  return needs;
+}
+
+const std::vector<entry_need> &module_needs() {
+  static const std::vector<entry_need> needs{
+      entry_need{{E::cuModuleLoadData}, {E::cuModuleLoadDataEx}}, E::cuModuleUnload,
+      E::cuModuleGetFunction};
+  return needs;
+}
+
+const std::vector<entry_need> &stream_needs() {
+  static const std::vector<entry_need> needs{E::cuStreamCreate, E::cuStreamDestroy};
+  return needs;
+}
+
+const std::vector<entry_need> &event_needs() {
+  static const std::vector<entry_need> needs{E::cuEventCreate, E::cuEventDestroy};
+  return needs;
+}
+
+entry_need words_need() {
+  return {{E::cuMemsetD32}, {E::cuMemsetD8}};
+}
+
 CUresult make_current(driver &d, CUcontext ctx, bool &pushed) {
   pushed = false;
   try {
@@ -26,24 +66,28 @@ primary_context::primary_context(driver &d, int ordinal) : m_driver(d) {
   d.cuDevicePrimaryCtxRetain(&m_ctx, m_dev);
   const CUresult r = make_current(d, m_ctx, m_pushed);
   if (r != CUDA_SUCCESS) {
-    (void)d.cuDevicePrimaryCtxRelease.raw(m_dev);
+    d.cuDevicePrimaryCtxRelease.cleanup(m_dev);
     d.throw_result(m_pushed ? entry_id::cuCtxPushCurrent : entry_id::cuCtxSetCurrent, r,
                    std::source_location::current());
   }
 }
 
+// Destructors never throw: their calls are clean-up calls, whose failures the driver keeps for
+// the case runner to report (a failed cuStreamDestroy fails the case rather than vanishing).
 primary_context::~primary_context() {
-  try {
-    if (m_pushed) {
-      CUcontext popped = nullptr;
-      (void)m_driver.cuCtxPopCurrent.raw(&popped);
-    } else {
-      (void)m_driver.cuCtxSetCurrent.raw(m_previous);
-    }
-  } catch (...) {
-    // a destructor never throws; a missing function left nothing to undo
+  if (m_pushed) {
+    CUcontext popped = nullptr;
+    m_driver.cuCtxPopCurrent.cleanup(&popped);
+  } else {
+    m_driver.cuCtxSetCurrent.cleanup(m_previous);
   }
-  (void)m_driver.cuDevicePrimaryCtxRelease.raw(m_dev);
+  if (m_retained)
+    m_driver.cuDevicePrimaryCtxRelease.cleanup(m_dev);
+}
+
+CUresult primary_context::release_now() {
+  m_retained = false;
+  return m_driver.cuDevicePrimaryCtxRelease.raw(m_dev);
 }
 
 device_buffer::device_buffer(driver &d, std::size_t bytes) : m_driver(d), m_size(bytes) {
@@ -52,7 +96,7 @@ device_buffer::device_buffer(driver &d, std::size_t bytes) : m_driver(d), m_size
 
 device_buffer::~device_buffer() {
   if (m_ptr)
-    (void)m_driver.cuMemFree.raw(m_ptr);
+    m_driver.cuMemFree.cleanup(m_ptr);
 }
 
 loaded_module::loaded_module(driver &d, std::string_view embedded_image)
@@ -82,7 +126,7 @@ void set_words(driver &d, CUdeviceptr p, unsigned int value, std::size_t count) 
 
 loaded_module::~loaded_module() {
   if (m_mod)
-    (void)m_driver.cuModuleUnload.raw(m_mod);
+    m_driver.cuModuleUnload.cleanup(m_mod);
 }
 
 CUfunction loaded_module::function(const char *name) const {
@@ -101,7 +145,7 @@ stream::stream(driver &d, unsigned int flags, int priority) : m_driver(d) {
 
 stream::~stream() {
   if (m_stream)
-    (void)m_driver.cuStreamDestroy.raw(m_stream);
+    m_driver.cuStreamDestroy.cleanup(m_stream);
 }
 
 event::event(driver &d, unsigned int flags) : m_driver(d) {
@@ -110,7 +154,7 @@ event::event(driver &d, unsigned int flags) : m_driver(d) {
 
 event::~event() {
   if (m_event)
-    (void)m_driver.cuEventDestroy.raw(m_event);
+    m_driver.cuEventDestroy.cleanup(m_event);
 }
 
 void launch(driver &d, CUfunction f, dim3 grid, dim3 block, unsigned int shared_bytes, CUstream s,

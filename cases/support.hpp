@@ -4,6 +4,7 @@
 
 #include "harness/driver/driver.hpp"
 #include "harness/suite/case_context.hpp"
+#include "harness/suite/requirements.hpp"
 
 #include <cstdint>
 #include <exception>
@@ -14,6 +15,30 @@
 #include <vector>
 
 namespace cuparity::cases {
+
+using E = entry_id;
+
+// What the helpers below call, for the registration lines' uses(): a case that uses a helper
+// declares its needs (harness/suite/requirements.hpp), so the requirement check and the
+// undeclared-call check see the helper's calls as the case's own.
+
+/// make_current: cuCtxSetCurrent, or cuCtxPushCurrent with cuCtxPopCurrent where the binding
+/// lacks it (Numba's table).
+[[nodiscard]] entry_need current_need();
+/// primary_context: cuInit, cuDeviceGet, cuCtxGetCurrent, the primary context's retain and
+/// release, and current_need().
+[[nodiscard]] const std::vector<entry_need> &primary_context_needs();
+/// device_buffer: cuMemAlloc, cuMemFree.
+[[nodiscard]] const std::vector<entry_need> &buffer_needs();
+/// loaded_module and its function(): cuModuleLoadData (or cuModuleLoadDataEx where the binding
+/// lacks it), cuModuleUnload, cuModuleGetFunction.
+[[nodiscard]] const std::vector<entry_need> &module_needs();
+/// stream: cuStreamCreate, cuStreamDestroy.
+[[nodiscard]] const std::vector<entry_need> &stream_needs();
+/// event: cuEventCreate, cuEventDestroy.
+[[nodiscard]] const std::vector<entry_need> &event_needs();
+/// set_words with a value whose four bytes are equal: cuMemsetD32, or cuMemsetD8.
+[[nodiscard]] entry_need words_need();
 
 struct dim3 {
   unsigned int x = 1, y = 1, z = 1;
@@ -50,9 +75,13 @@ public:
   primary_context &operator=(const primary_context &) = delete;
   [[nodiscard]] CUcontext get() const noexcept { return m_ctx; }
   [[nodiscard]] CUdevice device() const noexcept { return m_dev; }
+  /// Releases the retain now and returns the driver's answer (the destructor then releases
+  /// nothing): for a case whose answer is an observation, after cuDevicePrimaryCtxReset.
+  [[nodiscard]] CUresult release_now();
 
 private:
   driver &m_driver;
+  bool m_retained = true;
   CUdevice m_dev = 0;
   CUcontext m_ctx = nullptr;
   CUcontext m_previous = nullptr;

@@ -37,20 +37,21 @@ struct cell_options {
 
 /// Runs one case under the lock and writes its case_end; true when it poisoned the process. The
 /// lock stays held when the schedule says so (the next case is exclusive too).
-bool run_one(const scheduled_case &sc, driver &d, const session &sess, gpu_lock &lock,
-             const event_stream &events) {
+bool run_one(const scheduled_case &sc, driver &d, const session &sess, cell_facts &facts,
+             gpu_lock &lock, const event_stream &events) {
   const case_def &c = *sc.def;
   const auto asked = std::chrono::steady_clock::now();
   lock.acquire(c.exclusive);
   const double waited = ms_since(asked);
   events.write(make_event(event_kind::case_start, {{"case", c.id}}));
-  case_result r = run_case(c, d, sess.config());
+  case_result r = run_case(c, d, sess.config(), facts);
   if (!sc.keep_lock)
     lock.release();
   const helper_costs helper = helper_client::instance().take_costs();
   events.write(make_event(event_kind::case_end, {{"case", r.id},
                                                  {"outcome", to_string(r.result)},
                                                  {"message", r.message},
+                                                 {"requirement", r.requirement},
                                                  {"observations", r.observations},
                                                  {"duration_ms", r.duration_ms},
                                                  {"lock_wait_ms", waited},
@@ -83,8 +84,9 @@ int run_cell(const cell_options &opt) {
                   [](const scheduled_case &c) { return c.def->helper; }))
     helpers.prestart();
   int rc = exit_code::ok;
+  cell_facts facts(d); // what the cases' requirements are checked against, asked once
   for (const scheduled_case &c : selected)
-    if (run_one(c, d, *start.sess, lock, events)) {
+    if (run_one(c, d, *start.sess, facts, lock, events)) {
       rc = exit_code::cell_poisoned;
       break;
     }

@@ -96,13 +96,20 @@ int run_list(const list_options &opt) {
                      {"suite", c->suite()},
                      {"description", c->description},
                      {"exclusive", c->exclusive},
-                     {"timeout_s", c->timeout.count() / 1000.0}});
+                     {"timeout_s", c->timeout.count() / 1000.0},
+                     {"requirements", c->needs.describe()}});
     std::cout << out.dump(2) << "\n";
     return exit_code::ok;
   }
   std::map<std::string, int> per_suite;
   for (auto *c : selected) {
     std::cout << c->id << "  " << c->description << (c->exclusive ? " [exclusive]" : "") << "\n";
+    // What the case declares it needs: a cell lacking one reports it not_supported, naming it.
+    std::string needs;
+    for (const auto &n : c->needs.describe())
+      needs += (needs.empty() ? "" : ", ") + n;
+    if (!needs.empty())
+      std::cout << "    needs " << needs << "\n";
     ++per_suite[c->suite()];
   }
   std::cout << "\n" << selected.size() << " cases:";

@@ -3,6 +3,8 @@
 
 #include "harness/driver/driver_library.hpp"
 
+#include <utility>
+
 namespace cuparity {
 
 driver::driver(std::unique_ptr<class backend> b) : m_backend(std::move(b)) {}
@@ -51,6 +53,43 @@ std::vector<binding> driver::binding_map() const {
     out.push_back(std::move(b));
   }
   return out;
+}
+
+void driver::note_undeclared(entry_id id) noexcept {
+  const std::lock_guard<std::mutex> g(m_notes_lock);
+  m_undeclared.set(static_cast<std::size_t>(id));
+}
+
+std::vector<entry_id> driver::take_undeclared_calls() {
+  const std::lock_guard<std::mutex> g(m_notes_lock);
+  std::vector<entry_id> out;
+  for (const auto &e : all_entries())
+    if (m_undeclared.test(static_cast<std::size_t>(e.id)))
+      out.push_back(e.id);
+  m_undeclared.reset();
+  return out;
+}
+
+void driver::note_cleanup_failure(entry_id id, CUresult code, bool missing,
+                                  const std::source_location &site) noexcept {
+  try {
+    const auto &s = m_slots[static_cast<std::size_t>(id)];
+    std::string text = std::string(info(id).name);
+    if (!s.result.symbol.empty() && s.result.symbol != text)
+      text += " (" + s.result.symbol + ")";
+    text += missing ? " is not bound (" + s.result.missing_reason + ")"
+                    : " returned " + error_name(code);
+    text += std::string(" at ") + site.file_name() + ":" + std::to_string(site.line());
+    const std::lock_guard<std::mutex> g(m_notes_lock);
+    m_cleanup_failures.push_back(std::move(text));
+  } catch (...) {
+    // out of memory while describing a failed clean-up: nothing better can be done here
+  }
+}
+
+std::vector<std::string> driver::take_cleanup_failures() {
+  const std::lock_guard<std::mutex> g(m_notes_lock);
+  return std::exchange(m_cleanup_failures, {});
 }
 
 std::string driver::error_name(CUresult code) noexcept {

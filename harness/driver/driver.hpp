@@ -8,6 +8,7 @@
 
 #include <array>
 #include <atomic>
+#include <bitset>
 #include <memory>
 #include <mutex>
 #include <source_location>
@@ -60,6 +61,12 @@ public:
   [[noreturn]] void fail(CUresult code,
                          std::source_location site = std::source_location::current()) const;
 
+  /// A clean-up call (a destructor's): never throws. A result other than CUDA_SUCCESS, or a
+  /// function the binding lacks, is kept on the driver (take_cleanup_failures) for the case to
+  /// report, since a destructor cannot (cuda-api-wrappers: destructors never throw).
+  void cleanup(Args... args,
+               std::source_location site = std::source_location::current()) const noexcept;
+
 private:
   driver &m_driver;
 };
@@ -102,6 +109,36 @@ public:
     return m_backend->resolve(e);
   }
 
+  /// What the backend found for an entry, resolving it first.
+  [[nodiscard]] const resolution &resolved(entry_id id) {
+    (void)address(id);
+    return m_slots[static_cast<std::size_t>(id)].result;
+  }
+
+  /// While `declared` is set, a call through an entry outside it is remembered (the case's
+  /// declaration of what it calls is wrong: harness/suite/requirements.hpp). Null stops watching.
+  void watch_calls(const std::bitset<entry_count> *declared) noexcept {
+    m_declared.store(declared, std::memory_order_release);
+  }
+  /// The entries called outside the declared set since the last take, in table order.
+  [[nodiscard]] std::vector<entry_id> take_undeclared_calls();
+  /// Called by every checked and unchecked entry call while calls are watched.
+  void note_call(entry_id id) noexcept {
+    if (const auto *d = m_declared.load(std::memory_order_acquire);
+        d && !d->test(static_cast<std::size_t>(id))) [[unlikely]]
+      note_undeclared(id);
+  }
+  [[nodiscard]] bool watching_calls() const noexcept {
+    return m_declared.load(std::memory_order_relaxed) != nullptr;
+  }
+
+  /// One failed clean-up call: "cuStreamDestroy (cuStreamDestroy_v2) returned
+  /// CUDA_ERROR_INVALID_HANDLE at cases/support.cpp:97".
+  void note_cleanup_failure(entry_id id, CUresult code, bool missing,
+                            const std::source_location &site) noexcept;
+  /// The clean-up failures since the last take.
+  [[nodiscard]] std::vector<std::string> take_cleanup_failures();
+
   /// The entries resolved so far, in table order.
   [[nodiscard]] std::vector<binding> binding_map() const;
 
@@ -126,15 +163,22 @@ private:
 
   void *resolve_slow(entry_id id);
 
+  void note_undeclared(entry_id id) noexcept;
+
   std::unique_ptr<class backend> m_backend;
   std::array<slot, entry_count> m_slots;
   std::atomic<std::size_t> m_resolve_count{0};
+  std::atomic<const std::bitset<entry_count> *> m_declared{nullptr};
+  std::mutex m_notes_lock; ///< guards the two lists below (calls come from several threads)
+  std::bitset<entry_count> m_undeclared;
+  std::vector<std::string> m_cleanup_failures;
 };
 
 namespace detail {
 
 template <entry_id Id, class... Args>
 auto entry_fn<Id, CUresult(CUDAAPI *)(Args...)>::get(std::source_location site) const -> pointer {
+  m_driver.note_call(Id);
   void *p = m_driver.address(Id);
   if (!p) [[unlikely]]
     m_driver.throw_missing(Id, site);
@@ -159,6 +203,25 @@ void entry_fn<Id, CUresult(CUDAAPI *)(Args...)>::operator()(Args... args,
   CUresult r = get(site)(args...);
   if (r != CUDA_SUCCESS) [[unlikely]]
     m_driver.throw_result(Id, r, site);
+}
+
+template <entry_id Id, class... Args>
+void entry_fn<Id, CUresult(CUDAAPI *)(Args...)>::cleanup(Args... args,
+                                                         std::source_location site) const noexcept {
+  m_driver.note_call(Id);
+  void *p = nullptr;
+  try {
+    p = m_driver.address(Id);
+  } catch (...) {
+    // resolving must not throw; if a backend did, the entry counts as missing
+  }
+  if (!p) {
+    m_driver.note_cleanup_failure(Id, CUDA_ERROR_NOT_FOUND, true, site);
+    return;
+  }
+  const CUresult r = reinterpret_cast<pointer>(p)(args...);
+  if (r != CUDA_SUCCESS)
+    m_driver.note_cleanup_failure(Id, r, false, site);
 }
 
 } // namespace detail

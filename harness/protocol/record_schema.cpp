@@ -41,9 +41,15 @@ rules rules_of(record_type t) {
             {"startup_ms", k::object, optional},
             {"launch_ms", k::number, optional}};
   case record_type::case_result:
-    return {{"cell", k::string},          {"case", k::string},           {"outcome", k::string},
-            {"message", k::string},       {"observations", k::object},   {"duration_ms", k::number},
-            {"pid", k::number, optional}, {"costs", k::object, optional}};
+    return {{"cell", k::string},
+            {"case", k::string},
+            {"outcome", k::string},
+            {"message", k::string},
+            {"observations", k::object},
+            {"duration_ms", k::number},
+            {"pid", k::number, optional},
+            {"costs", k::object, optional},
+            {"requirement", k::string, optional}};
   case record_type::cell_error:
     return {{"cell", k::string}, {"kind", k::string}, {"message", k::string}};
   case record_type::binding_map:

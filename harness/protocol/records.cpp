@@ -46,16 +46,20 @@ bool is_record(const nlohmann::json &record, record_type t) {
 }
 
 nlohmann::json to_json(const case_record &r) {
-  return make_record(record_type::case_result, {{"cell", r.cell},
-                                                {"case", r.case_id},
-                                                {"outcome", to_string(r.result)},
-                                                {"message", r.message},
-                                                {"observations", r.observations},
-                                                {"duration_ms", r.duration_ms},
-                                                {"costs",
-                                                 {{"lock_wait_ms", r.costs.lock_wait_ms},
-                                                  {"helper_start_ms", r.costs.helper_start_ms},
-                                                  {"helper_ms", r.costs.helper_ms}}}});
+  nlohmann::json out =
+      make_record(record_type::case_result, {{"cell", r.cell},
+                                             {"case", r.case_id},
+                                             {"outcome", to_string(r.result)},
+                                             {"message", r.message},
+                                             {"observations", r.observations},
+                                             {"duration_ms", r.duration_ms},
+                                             {"costs",
+                                              {{"lock_wait_ms", r.costs.lock_wait_ms},
+                                               {"helper_start_ms", r.costs.helper_start_ms},
+                                               {"helper_ms", r.costs.helper_ms}}}});
+  if (!r.requirement.empty())
+    out["requirement"] = r.requirement;
+  return out;
 }
 
 case_record case_record_from_json(const nlohmann::json &j) {
@@ -73,6 +77,8 @@ case_record case_record_from_json(const nlohmann::json &j) {
     r.message = j["message"].get<std::string>();
   if (j.contains("observations"))
     r.observations = j["observations"];
+  if (j.contains("requirement") && j["requirement"].is_string())
+    r.requirement = j["requirement"].get<std::string>();
   if (j.contains("duration_ms") && j["duration_ms"].is_number())
     r.duration_ms = j["duration_ms"].get<double>();
   if (const auto c = j.find("costs"); c != j.end() && c->is_object()) {

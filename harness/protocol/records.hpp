@@ -61,6 +61,8 @@ struct case_record {
   nlohmann::json observations = nlohmann::json::object();
   double duration_ms = 0;
   case_costs costs;
+  /// The declared requirement behind a not_supported (or a failed requirement); "" for none.
+  std::string requirement;
 };
 
 [[nodiscard]] nlohmann::json to_json(const case_record &r);

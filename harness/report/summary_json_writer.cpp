@@ -101,13 +101,18 @@ json problems_section(const comparison &c) {
 json results_section(const std::map<std::string, cell_view> &cells) {
   json out = json::array();
   for (const auto &[cell_id, view] : cells)
-    for (const auto &[case_id, rec] : view.cases)
-      out.push_back({{"cell", cell_id},
-                     {"case", case_id},
-                     {"outcome", rec.value("outcome", "error")},
-                     {"message", rec.value("message", "")},
-                     {"duration_ms", rec.value("duration_ms", 0.0)},
-                     {"observations", rec.value("observations", json::object())}});
+    for (const auto &[case_id, rec] : view.cases) {
+      json r = {{"cell", cell_id},
+                {"case", case_id},
+                {"outcome", rec.value("outcome", "error")},
+                {"message", rec.value("message", "")},
+                {"duration_ms", rec.value("duration_ms", 0.0)},
+                {"observations", rec.value("observations", json::object())}};
+      // The declared requirement behind a not_supported (docs/verdicts.md#requirements).
+      if (const auto q = rec.find("requirement"); q != rec.end() && q->is_string())
+        r["requirement"] = *q;
+      out.push_back(std::move(r));
+    }
   return out;
 }
 

@@ -171,7 +171,8 @@ void cell_watch::on_event(const nlohmann::json &ev, const child_process &child, 
                  .duration_ms = ev.value("duration_ms", 0.0),
                  .costs = {.lock_wait_ms = ev.value("lock_wait_ms", 0.0),
                            .helper_start_ms = ev.value("helper_start_ms", 0.0),
-                           .helper_ms = ev.value("helper_ms", 0.0)}},
+                           .helper_ms = ev.value("helper_ms", 0.0)},
+                 .requirement = ev.value("requirement", "")},
                 child.pid());
     recorded(c, a);
     a.deadline = steady::now() + between_cases_timeout;

@@ -33,15 +33,6 @@ void case_context::fail(const std::string &message, std::source_location site) {
   throw case_failed(message + " [" + where(site) + "]");
 }
 
-void case_context::not_supported(const std::string &reason) {
-  throw case_not_supported(reason);
-}
-
-void case_context::not_supported_on_simulator(const std::string &reason) {
-  if (simulated())
-    throw case_not_supported("simulated driver: " + reason);
-}
-
 process_result case_context::spawn_helper(const std::string &name,
                                           const std::vector<std::string> &args,
                                           std::chrono::milliseconds timeout) {

@@ -1,4 +1,5 @@
-// What a case sees: the Driver facade, observations, expectations, not_supported, helpers.
+// What a case sees: the Driver facade, observations, expectations, helpers. (not_supported is
+// no call a body can make: it comes from the case's declared requirements, requirements.hpp.)
 #pragma once
 
 #include "harness/config/config.hpp"
@@ -24,12 +25,6 @@ public:
   using std::runtime_error::runtime_error;
 };
 
-/// Thrown by case_context::not_supported: the configuration cannot run this case.
-class case_not_supported : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
-
 class case_context {
 public:
   case_context(driver &d, const effective_config &config, const case_def &def);
@@ -49,9 +44,6 @@ public:
               std::source_location site = std::source_location::current());
   [[noreturn]] void fail(const std::string &message,
                          std::source_location site = std::source_location::current());
-  [[noreturn]] void not_supported(const std::string &reason);
-  /// not_supported only on the simulated driver: for what the CPU model cannot show.
-  void not_supported_on_simulator(const std::string &reason);
 
   /// Runs helper `name` in a second process of this same binary and environment (never a bare
   /// fork): the cell's helper server, started at the first request and reused by every case of

@@ -15,6 +15,36 @@ const std::vector<std::string> &known_suites() {
   return s;
 }
 
+case_def &case_def::uses(std::initializer_list<entry_need> entries) {
+  needs.entries.insert(needs.entries.end(), entries.begin(), entries.end());
+  return *this;
+}
+
+case_def &case_def::uses(const std::vector<entry_need> &entries) {
+  needs.entries.insert(needs.entries.end(), entries.begin(), entries.end());
+  return *this;
+}
+
+case_def &case_def::needs_attribute(attribute_need a) {
+  needs.attributes.push_back(std::move(a));
+  return *this;
+}
+
+case_def &case_def::needs_devices(int count) {
+  needs.devices = count;
+  return *this;
+}
+
+case_def &case_def::needs_driver(int version) {
+  needs.driver_version = version;
+  return *this;
+}
+
+case_def &case_def::needs_facility(facility_need f) {
+  needs.facilities.push_back(std::move(f));
+  return *this;
+}
+
 case_registry &case_registry::instance() {
   static case_registry r;
   return r;

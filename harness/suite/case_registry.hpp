@@ -2,6 +2,7 @@
 #pragma once
 
 #include "harness/protocol/case_ids.hpp"
+#include "harness/suite/requirements.hpp"
 
 #include <chrono>
 #include <functional>
@@ -27,8 +28,19 @@ struct case_def {
   /// H200: most cases take milliseconds; those that create contexts or start a helper take
   /// seconds). The runner starts the costliest cells first; nothing judges it.
   double cost_s = 0.05;
+  /// What the case needs: checked before the body runs; the only source of not_supported.
+  case_requirements needs;
 
   [[nodiscard]] std::string suite() const { return id.substr(0, id.find('.')); }
+
+  /// Declares driver functions the body calls, one need each (a need given as {{a}, {b, c}} is
+  /// met by a, or by b with c).
+  case_def &uses(std::initializer_list<entry_need> entries);
+  case_def &uses(const std::vector<entry_need> &entries);
+  case_def &needs_attribute(attribute_need a);
+  case_def &needs_devices(int count);
+  case_def &needs_driver(int version);
+  case_def &needs_facility(facility_need f);
 };
 
 /// The seven suites, in reporting order.

@@ -728,6 +728,13 @@ TEST_CASE("SIGKILL of the runner: its cells and helpers die with it, their /dev/
     bool helper = false;
     seen = until_helper_runs(marker, helper);
     REQUIRE(helper);
+    // Kill once the run's processes hold shared memory (the cells' IPC buffers); a kill before
+    // that, under a loaded host, leaves nothing for the sweep below to prove.
+    for (int i = 0; i < 250 && test::shm_objects_of(seen).empty(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      for (int pid : test::marked_processes(marker))
+        seen.insert(pid);
+    }
     ::kill(runner.pid(), SIGKILL); // the runner alone, as the OOM killer would
     (void)runner.wait();
   }
