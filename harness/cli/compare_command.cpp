@@ -1,6 +1,7 @@
 // `cuparity compare A B`: run B against run A, from their summaries alone (cuparity.compare/1).
 #include "harness/cli/bounded_options.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/matrix/known_changes.hpp"
 #include "harness/matrix/limits.hpp"
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/report/run_comparison.hpp"
@@ -14,18 +15,30 @@ namespace cuparity::cli {
 namespace {
 
 struct compare_options {
-  std::string a, b, json, matrix;
+  std::string a, b, json, matrix, known_changes;
   double threshold = 0;
 };
 
 /// The latency settings the comparison is judged by: the matrix's (or the defaults), then the
-/// command line's overrides. False when the matrix cannot be read (already reported).
-bool latency_rule_settings(const compare_options &opt, latency_settings &out) {
+/// command line's overrides, and the known changes (the matrix's, then --known-changes). False
+/// when a file cannot be read (already reported).
+bool judging_settings(const compare_options &opt, latency_settings &out,
+                      std::vector<known_change> &known) {
   if (!opt.matrix.empty()) {
     auto m = load_known_matrix(opt.matrix, "compare");
     if (!m)
       return false;
     out = m->latency;
+    known = m->known_changes;
+  }
+  if (!opt.known_changes.empty()) {
+    try {
+      const auto more = read_known_changes(opt.known_changes);
+      known.insert(known.end(), more.begin(), more.end());
+    } catch (const matrix_error &e) {
+      std::cerr << "cuparity compare: --known-changes " << e.what() << "\n";
+      return false;
+    }
   }
   if (opt.threshold > 0)
     out.regression_threshold = opt.threshold;
@@ -57,9 +70,10 @@ int compare(const compare_options &opt) {
     // Without --matrix, the thresholds run B recorded (what its own verdicts used), else the
     // defaults; --threshold overrides either.
     latency_settings settings = b.latency_settings_used.value_or(latency_settings{});
-    if (!latency_rule_settings(opt, settings))
+    std::vector<known_change> known;
+    if (!judging_settings(opt, settings, known))
       return exit_code::bad_input;
-    c = compare_runs(a, b, settings);
+    c = compare_runs(a, b, settings, known);
   } catch (const summary_input_error &e) {
     std::cerr << "cuparity compare: " << e.what() << "\n";
     return exit_code::bad_input;
@@ -87,6 +101,9 @@ void add_compare_command(CLI::App &app, action &run) {
   cmd->add_option("--matrix", opt->matrix,
                   "Judge latency with this matrix's [latency] thresholds "
                   "(default: those run B recorded in latency.settings, else the built-in ones)");
+  cmd->add_option("--known-changes", opt->known_changes,
+                  "A known-changes file (docs/verdicts.md#known-changes): outcome changes it lists "
+                  "(key \"outcome\") are reported with their reason and do not fail");
   cmd->add_option("--threshold", opt->threshold,
                   "Relative latency threshold (overrides regression_threshold; default 0.05)")
       ->check(finite_number(0, false, limits::fraction_max));

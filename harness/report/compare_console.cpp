@@ -40,8 +40,9 @@ void print_outcomes(std::ostream &out, const run_comparison &c) {
   for (auto change : all_outcome_changes)
     for (const auto &r : c.outcomes)
       if (r.change == change && change != outcome_change::unchanged)
-        rows.push_back({std::string(to_string(r.change)), r.cell, r.case_id, outcome_text(r.a),
-                        outcome_text(r.b), r.message_b.substr(0, 60)});
+        rows.push_back({std::string(to_string(r.change)) + (r.known.empty() ? "" : " (known)"),
+                        r.cell, r.case_id, outcome_text(r.a), outcome_text(r.b),
+                        r.known.empty() ? r.message_b.substr(0, 60) : "known: " + r.known});
   if (rows.empty())
     return;
   out << "\n";
@@ -117,7 +118,7 @@ void print_compare(std::ostream &out, const run_comparison &c) {
     for (char &ch : verdict)
       ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   out << "\n"
-      << verdict << " (" << c.count(outcome_change::regression) << " outcome regressions, "
+      << verdict << " (" << c.unexcused_regressions() << " outcome regressions, "
       << c.divergences.added.size() << " new divergences, " << c.slower()
       << " slower latency series)\n";
 }

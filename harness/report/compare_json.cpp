@@ -33,7 +33,8 @@ json outcomes_json(const run_comparison &c) {
                      {"change", std::string(to_string(r.change))},
                      {"outcome_a", outcome_json(r.a)},
                      {"outcome_b", outcome_json(r.b)},
-                     {"message_b", r.message_b}});
+                     {"message_b", r.message_b},
+                     {"known", r.known.empty() ? json(nullptr) : json(r.known)}});
   return out;
 }
 

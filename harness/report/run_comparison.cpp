@@ -83,8 +83,15 @@ std::size_t run_comparison::slower() const {
                     [](const latency_change &l) { return l.change.regression(); }));
 }
 
+std::size_t run_comparison::unexcused_regressions() const {
+  return static_cast<std::size_t>(
+      std::count_if(outcomes.begin(), outcomes.end(), [](const result_change &r) {
+        return r.change == outcome_change::regression && r.known.empty();
+      }));
+}
+
 bool run_comparison::regressed() const {
-  return count(outcome_change::regression) > 0 || !divergences.added.empty() || slower() > 0;
+  return unexcused_regressions() > 0 || !divergences.added.empty() || slower() > 0;
 }
 
 const char *run_comparison::verdict() const {
@@ -125,12 +132,29 @@ void compare_bindings(const recorded_run &a, const recorded_run &b, run_comparis
         out.bindings.push_back(std::move(c));
 }
 
+/// Marks each outcome change a known change accepts with its reason.
+void apply_known_outcomes(std::vector<result_change> &outcomes,
+                          const std::vector<known_change> &known) {
+  for (auto &r : outcomes)
+    for (const auto &k : known) {
+      if (k.key != "outcome" || k.case_id != r.case_id || (k.cell && *k.cell != r.cell))
+        continue;
+      const nlohmann::json after = r.b ? nlohmann::json(std::string(to_string(*r.b))) : nullptr;
+      if (k.after && *k.after != after)
+        continue;
+      r.known = k.reason;
+      break;
+    }
+}
+
 run_comparison compare_runs(const recorded_run &a, const recorded_run &b,
-                            const latency_settings &latency) {
+                            const latency_settings &latency,
+                            const std::vector<known_change> &known) {
   run_comparison out;
   out.a = a.header;
   out.b = b.header;
   out.outcomes = compare_outcomes(a.results, b.results);
+  apply_known_outcomes(out.outcomes, known);
   out.divergences = compare_divergences(a.divergences, b.divergences);
   out.observations = observation_changes(a.results, b.results);
   compare_bindings(a, b, out);

@@ -42,6 +42,8 @@ struct run_comparison {
   std::vector<std::string> incomplete;
 
   [[nodiscard]] std::size_t count(outcome_change c) const;
+  /// Outcome regressions that no known change accepts: what fails the comparison.
+  [[nodiscard]] std::size_t unexcused_regressions() const;
   [[nodiscard]] std::size_t slower() const; ///< latency series slower in B
   /// B regressed: an outcome regression, a new divergence, or a latency series slower.
   [[nodiscard]] bool regressed() const;
@@ -51,9 +53,12 @@ struct run_comparison {
 };
 
 /// B against A. Latency series are judged by rule_for(`latency`, probe, B's unit), the rule the
-/// runner's --latency-baseline uses.
+/// runner's --latency-baseline uses. An outcome change that a `known` entry (key "outcome", the
+/// same case, and the cell and B's outcome where it names them) accepts carries its reason and
+/// does not fail the comparison.
 [[nodiscard]] run_comparison compare_runs(const recorded_run &a, const recorded_run &b,
-                                          const latency_settings &latency);
+                                          const latency_settings &latency,
+                                          const std::vector<known_change> &known = {});
 
 /// 0 when nothing regressed and the comparison is complete, else 1 (exit_codes.hpp).
 [[nodiscard]] int compare_exit_code(const run_comparison &c);

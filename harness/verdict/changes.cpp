@@ -139,6 +139,10 @@ std::map<std::string, json> latest_binding_maps(const std::vector<json> &records
   return out;
 }
 
+bool is_lost_capability(const reference_change &c) {
+  return c.key == "outcome" && c.before == "pass" && c.after != "pass";
+}
+
 std::string change_text(const reference_change &c) {
   return c.cell + " vs " + c.reference + ": " + (c.case_id.empty() ? "" : c.case_id + " ") + c.key +
          ": " + c.before.dump() + " -> " + c.after.dump();

@@ -58,6 +58,10 @@ changes_against_reference(const matrix &m, const verdict::record_index &index,
 [[nodiscard]] std::map<std::string, nlohmann::json>
 latest_binding_maps(const std::vector<nlohmann::json> &records);
 
+/// Whether a change is a capability lost: an outcome that was pass in the reference and is
+/// anything else in the candidate (not_supported included).
+[[nodiscard]] bool is_lost_capability(const reference_change &c);
+
 /// "<cell> vs <reference>: <case> <key>: <before> -> <after>" (binding changes without a case).
 [[nodiscard]] std::string change_text(const reference_change &c);
 

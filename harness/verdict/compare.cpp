@@ -37,11 +37,17 @@ comparison compare_results(const matrix &m, const std::vector<nlohmann::json> &r
   compare_groups(index, use.excused, out);
   out.changes = changes_against_reference(m, index, records);
   out.stale_known = apply_known_changes(out.changes, m.known_changes);
+  // A capability the reference has and the candidate lost (pass -> anything else) is a
+  // regression whatever fail_on_change says, unless the known-changes file lists it: a driver
+  // that cannot launch a kernel must not read as equivalent.
+  for (const auto &c : out.changes)
+    if (c.known.empty() && is_lost_capability(c))
+      out.problems.push_back({"regression", c.cell, c.case_id, change_text(c)});
   // With fail_on_change the known-changes file is the list of accepted changes, and it must be
   // current: a change it does not list fails, and so does an entry that matched nothing.
   if (m.fail_on_change) {
     for (const auto &c : out.changes)
-      if (c.known.empty())
+      if (c.known.empty() && !is_lost_capability(c))
         out.problems.push_back({"change", c.cell, c.case_id, change_text(c)});
     for (const auto &k : out.stale_known)
       out.problems.push_back(

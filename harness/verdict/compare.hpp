@@ -24,7 +24,8 @@ struct divergence {
 
 /// Anything that makes the run fail, other than a divergence (the kinds: docs/verdicts.md).
 struct problem {
-  std::string kind; ///< failure, unexpected_pass, stale_expectation, expectation, cell_error
+  /// failure, unexpected_pass, stale_expectation, expectation, cell_error, change, regression
+  std::string kind;
   std::string cell;
   std::string case_id;
   std::string message;

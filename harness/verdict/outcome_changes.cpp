@@ -37,6 +37,10 @@ outcome_change classify_change(std::optional<outcome> a, std::optional<outcome> 
     return outcome_change::missing;
   if (*a == *b)
     return outcome_change::unchanged;
+  // A pass that became not_supported lost a capability: a regression, not a neutral change
+  // (a driver that no longer launches kernels must not compare as fine).
+  if (*a == outcome::pass)
+    return outcome_change::regression;
   if (is_success(*a) != is_success(*b))
     return is_success(*a) ? outcome_change::regression : outcome_change::fix;
   return outcome_change::changed;

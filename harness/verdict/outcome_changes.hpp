@@ -14,9 +14,9 @@ namespace cuparity {
 /// The classes of a (cell, case) pair between two runs, in the order reports list them
 /// (docs/formats.md, cuparity.compare/1).
 #define CUPARITY_OUTCOME_CHANGES(X)                                                                \
-  X(regression, "regression") /* a success (pass, not_supported) became anything else */           \
-  X(fix, "fix")               /* anything else became a success */                                 \
-  X(changed, "changed")       /* another outcome on the same side (pass -> not_supported) */       \
+  X(regression, "regression") /* pass became anything else, or not_supported a failure */          \
+  X(fix, "fix")               /* a failure became a success (pass, not_supported) */               \
+  X(changed, "changed")       /* another outcome, no capability lost (not_supported -> pass) */    \
   X(added, "new")             /* only B has the pair */                                            \
   X(missing, "missing")       /* only A has the pair */                                            \
   X(unchanged, "unchanged")   /* the same outcome */
@@ -54,6 +54,8 @@ struct result_change {
   outcome_change change = outcome_change::unchanged;
   std::optional<outcome> a, b;
   std::string message_b; ///< B's message, empty when B has no result
+  /// The reason of the known change (key "outcome") that accepts this pair's change; "" if none.
+  std::string known;
 };
 
 /// Every (cell, case) pair of either run, sorted by cell then case; when a run lists a pair

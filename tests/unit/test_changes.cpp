@@ -298,3 +298,54 @@ TEST_CASE("a known-changes file that cannot be used is refused where it is wrong
   for (const auto &[name, entries, says] : refused)
     CHECK_THAT(error_of(name, entries), Catch::Contains(says));
 }
+
+// ---- lost capabilities: pass in the reference, anything else in the candidate
+
+namespace {
+
+/// Two paired cells (A=0: B=0 reference, B=1 candidate) whose case outcomes are given.
+std::vector<json> outcome_records(outcome reference, outcome candidate, const char *id) {
+  return {cell_rec("A=0,B=0"), cell_rec("A=0,B=1"), result("A=0,B=0", id, reference),
+          result("A=0,B=1", id, candidate)};
+}
+
+} // namespace
+
+TEST_CASE("a capability the candidate lost is a regression, fail_on_change or not",
+          "[changes][known]") {
+  const matrix m = with_reference("lost");
+  for (outcome after : {outcome::not_supported, outcome::fail, outcome::crash}) {
+    const auto records = outcome_records(outcome::pass, after, "launch.kernel");
+    const comparison c = compare_results(m, records, recorded_pairs(records), {}, any_case);
+    const auto lost = problems_of(c, "regression");
+    REQUIRE(lost.size() == 1);
+    CHECK_THAT(lost[0], Catch::StartsWith("A=0,B=1 launch.kernel: A=0,B=1 vs A=0,B=0: "
+                                          "launch.kernel outcome: \"pass\" -> \"" +
+                                          std::string(to_string(after)) + "\""));
+    CHECK(problems_of(c, "change").empty()); // one problem per change, not two
+  }
+  // A gain (not_supported -> pass) is reported, not failed.
+  const auto gained = outcome_records(outcome::not_supported, outcome::pass, "launch.kernel");
+  const comparison g = compare_results(m, gained, recorded_pairs(gained), {}, any_case);
+  CHECK(g.changes.size() == 1);
+  CHECK(problems_of(g, "regression").empty());
+  // With fail_on_change a lost capability is still one problem, of kind regression.
+  const matrix strict = with_reference("lost_strict", "fail_on_change = true\n");
+  const auto records = outcome_records(outcome::pass, outcome::not_supported, "launch.kernel");
+  const comparison s = compare_results(strict, records, recorded_pairs(records), {}, any_case);
+  CHECK(problems_of(s, "regression").size() == 1);
+  CHECK(problems_of(s, "change").empty());
+}
+
+TEST_CASE("a lost capability the known-changes file lists is reported with its reason",
+          "[changes][known]") {
+  const auto records = outcome_records(outcome::pass, outcome::not_supported, "launch.kernel");
+  const matrix m = with_known("lost_known",
+                              "[[change]]\ncase = \"launch.kernel\"\nkey = \"outcome\"\n"
+                              "after = \"not_supported\"\nreason = \"590 drops it (notes)\"\n",
+                              false);
+  const comparison c = compare_results(m, records, recorded_pairs(records), {}, any_case);
+  REQUIRE(c.changes.size() == 1);
+  CHECK(c.changes[0].known == "590 drops it (notes)");
+  CHECK(problems_of(c, "regression").empty());
+}

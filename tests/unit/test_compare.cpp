@@ -91,7 +91,9 @@ TEST_CASE("classify_change: every class of a (cell, case) pair", "[compare]") {
   CHECK(classify_change(outcome::fail, outcome::pass) == outcome_change::fix);
   CHECK(classify_change(outcome::timeout, outcome::not_supported) == outcome_change::fix);
   CHECK(classify_change(outcome::fail, outcome::crash) == outcome_change::changed);
-  CHECK(classify_change(outcome::pass, outcome::not_supported) == outcome_change::changed);
+  // A lost capability is a regression; the gain the other way is reported as changed.
+  CHECK(classify_change(outcome::pass, outcome::not_supported) == outcome_change::regression);
+  CHECK(classify_change(outcome::not_supported, outcome::pass) == outcome_change::changed);
   CHECK(classify_change(std::nullopt, outcome::pass) == outcome_change::added);
   CHECK(classify_change(outcome::pass, std::nullopt) == outcome_change::missing);
   CHECK(classify_change(outcome::pass, outcome::pass) == outcome_change::unchanged);
@@ -480,4 +482,41 @@ TEST_CASE("binding maps that changed between two runs are reported from their re
   const auto broken = run_dir("broken", json::array(), false);
   write(broken, "results.jsonl", "not json\n");
   CHECK_THROWS_WITH(read_recorded_run(broken), Catch::Contains("results.jsonl:1"));
+}
+
+TEST_CASE("compare: a lost capability is a regression unless a known change accepts it",
+          "[compare][known]") {
+  const auto a = summary_of({{"c0", "launch.kernel", "pass"}, {"c1", "launch.kernel", "pass"}});
+  const auto b = summary_of(
+      {{"c0", "launch.kernel", "not_supported"}, {"c1", "launch.kernel", "not_supported"}});
+  const auto plain = compare(a, b);
+  CHECK(plain.count(outcome_change::regression) == 2);
+  CHECK(plain.regressed());
+  known_change k;
+  k.case_id = "launch.kernel";
+  k.key = "outcome";
+  k.cell = "c0";
+  k.after = "not_supported";
+  k.reason = "the candidate drops it (release notes)";
+  const auto one = compare_runs(recorded_run_from_json(a, "a.json"),
+                                recorded_run_from_json(b, "b.json"), latency_settings{}, {k});
+  CHECK(one.outcomes[0].known == "the candidate drops it (release notes)");
+  CHECK(one.outcomes[1].known.empty()); // c1: the entry names c0
+  CHECK(one.unexcused_regressions() == 1);
+  CHECK(one.regressed());
+  k.cell.reset();
+  const auto both = compare_runs(recorded_run_from_json(a, "a.json"),
+                                 recorded_run_from_json(b, "b.json"), latency_settings{}, {k});
+  CHECK_FALSE(both.regressed());
+  CHECK(compare_exit_code(both) == exit_code::ok);
+  CHECK(compare_json(both)["outcomes"][0]["known"] == "the candidate drops it (release notes)");
+  k.after = "fail"; // another outcome than B's: no match
+  const auto other = compare_runs(recorded_run_from_json(a, "a.json"),
+                                  recorded_run_from_json(b, "b.json"), latency_settings{}, {k});
+  CHECK(other.unexcused_regressions() == 2);
+  k.after.reset();
+  k.key = "observations.code"; // not an outcome entry
+  const auto obs = compare_runs(recorded_run_from_json(a, "a.json"),
+                                recorded_run_from_json(b, "b.json"), latency_settings{}, {k});
+  CHECK(obs.unexcused_regressions() == 2);
 }
