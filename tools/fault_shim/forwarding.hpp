@@ -48,6 +48,10 @@ template <symbol_id Id, call_path Path, class R, class... A>
   const faults::fault_outcome outcome = s.faults.apply(Id, Path);
   if (outcome.fail)
     return static_cast<R>(outcome.code);
+  if (outcome
+          .legacy) // a per-thread symbol acting as its legacy twin (the parser checked it has one)
+    if (const auto twin = faults::legacy_twin(Id); twin && s.real[faults::index_of(*twin)])
+      real = s.real[faults::index_of(*twin)];
   const R rc = reinterpret_cast<R (*)(A...)>(real)(args...);
   if (rc != CUDA_SUCCESS)
     return rc;

@@ -107,3 +107,15 @@ void report(const char *level, const std::string &message) {
 }
 
 } // namespace cuparity::shim
+
+// Whether a fault item applies to the shim, for tools that plan fault trials (cuparity faults):
+// null when it does, else why not. The text lives until the next call on the same thread.
+extern "C" __attribute__((visibility("default"))) const char *
+cuparity_fault_support(const char *item) {
+  static thread_local std::string why;
+  cuparity::faults::fault_spec spec;
+  why = cuparity::faults::parse_fault(item ? item : "", spec);
+  if (why.empty())
+    why = cuparity::shim::corrupt_support(spec);
+  return why.empty() ? nullptr : why.c_str();
+}

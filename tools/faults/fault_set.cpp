@@ -52,6 +52,9 @@ fault_outcome fault_set::apply(symbol_id id, call_path path) const {
     case fault_kind::corrupt:
       outcome.corrupt = true;
       break;
+    case fault_kind::legacy:
+      outcome.legacy = true;
+      break;
     case fault_kind::crash:
       crash_now();
     }

@@ -14,6 +14,7 @@ struct fault_outcome {
   bool fail = false;     ///< return `code` without calling through
   std::int64_t code = 0; ///< the first matching error fault's value
   bool corrupt = false;  ///< call through, then damage the result
+  bool legacy = false;   ///< a per-thread symbol: behave as its legacy twin (stream 0 is legacy)
 };
 
 class fault_set {

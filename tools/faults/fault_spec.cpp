@@ -66,13 +66,27 @@ std::string parse_kind(std::string_view kind, bool has_value, std::string_view v
     out.kind = fault_kind::crash;
     if (has_value)
       return "crash takes no value";
+  } else if (kind == "legacy") {
+    out.kind = fault_kind::legacy;
+    if (has_value)
+      return "legacy takes no value";
+    if (!legacy_twin(out.symbol))
+      return "legacy applies only to a per-thread symbol (_ptds, _ptsz) with a legacy twin";
   } else {
-    return "unknown kind '" + std::string(kind) + "' (error, delay_ns, corrupt, crash)";
+    return "unknown kind '" + std::string(kind) + "' (error, delay_ns, corrupt, crash, legacy)";
   }
   return {};
 }
 
 } // namespace
+
+std::optional<symbol_id> legacy_twin(symbol_id id) {
+  const std::string_view name = symbol_name(id);
+  for (std::string_view suffix : {"_ptds", "_ptsz"})
+    if (name.size() > suffix.size() && name.ends_with(suffix))
+      return find_symbol(name.substr(0, name.size() - suffix.size()));
+  return std::nullopt;
+}
 
 std::string parse_fault(std::string_view item, fault_spec &out) {
   const std::size_t colon = item.find(':');

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,8 +20,13 @@ enum class fault_kind : std::uint8_t {
   error,    ///< return `value` and do nothing
   delay_ns, ///< wait `value` ns on the caller, then run normally
   corrupt,  ///< run, then damage what the call wrote (what exactly is up to the library)
-  crash     ///< raise SIGSEGV inside the call: a driver dying mid-call
+  crash,    ///< raise SIGSEGV inside the call: a driver dying mid-call
+  legacy    ///< a per-thread (_ptds/_ptsz) symbol acts as its legacy twin: stream 0 is legacy
 };
+
+/// The legacy twin of a per-thread symbol ("cuMemcpyHtoDAsync_v2" for
+/// "cuMemcpyHtoDAsync_v2_ptsz"); nullopt when `id` is no per-thread symbol or has no twin.
+[[nodiscard]] std::optional<symbol_id> legacy_twin(symbol_id id);
 
 /// One item: `<exported symbol>:<kind>[=<value>][@<path>]`.
 struct fault_spec {

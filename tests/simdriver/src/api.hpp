@@ -26,12 +26,14 @@ template <class Body, class Corrupt>
   const faults::fault_outcome outcome = cfg().faults.apply(id, path);
   if (outcome.fail)
     return static_cast<CUresult>(outcome.code);
-  if (!outcome.corrupt)
+  if (!outcome.corrupt && !outcome.legacy)
     return body();
-  set_corrupt_requested(true);
+  set_corrupt_requested(outcome.corrupt);
+  set_legacy_requested(outcome.legacy);
   const CUresult result = body();
   set_corrupt_requested(false);
-  if (result == CUDA_SUCCESS)
+  set_legacy_requested(false);
+  if (result == CUDA_SUCCESS && outcome.corrupt)
     corrupt();
   return result;
 }
@@ -48,6 +50,8 @@ inline CUresult gate(symbol_id id, Body &&body, Corrupt &&corrupt) {
 #define CUPARITY_SIM_API(sym, params, args, corrupt_expr)                                          \
   namespace cuparity::sim::body {                                                                  \
   static CUresult sym params;                                                                      \
+  [[maybe_unused]] static const bool sym##_corrupt_noted =                                         \
+      ::cuparity::sim::note_corrupt_expr(::cuparity::sim::symbol_id::sym, #corrupt_expr);          \
   }                                                                                                \
   extern "C" CUresult CUDAAPI sym params {                                                         \
     return ::cuparity::sim::gate<::cuparity::sim::call_path::dlsym>(                               \

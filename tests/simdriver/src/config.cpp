@@ -82,7 +82,8 @@ void read_faults(config &c) {
   if (raw == nullptr)
     return;
   // The grammar and its warnings are shared with CUPARITY_SHIM_FAULTS (tools/faults/fault_spec).
-  c.faults = faults::fault_set(faults::parse_fault_list(raw, "CUPARITY_SIM_FAULTS", warn));
+  c.faults =
+      faults::fault_set(faults::parse_fault_list(raw, "CUPARITY_SIM_FAULTS", warn, fault_support));
 }
 
 // CUDA_VISIBLE_DEVICES as the real driver reads a list of ordinals (the rules PyTorch's

@@ -58,6 +58,15 @@ extern std::atomic<int> g_fault_gate;
 // (copies, memsets, kernels) capture it into the queued operation, which perturbs its output.
 bool corrupt_requested();
 void set_corrupt_requested(bool on);
+// Set while the body of a per-thread symbol with an active `legacy` fault runs: stream 0 then
+// resolves to the legacy stream, as if the legacy twin had been called (resolve_stream).
+bool legacy_requested();
+void set_legacy_requested(bool on);
+// Which symbols a `corrupt` fault changes anything in: CUPARITY_SIM_API notes each symbol's
+// corrupt expression before main; a `corrupt` fault elsewhere is refused with a warning.
+bool note_corrupt_expr(symbol_id id, const char *expr);
+bool corrupt_applies(symbol_id id);
+std::string fault_support(const faults::fault_spec &spec);
 
 // ---- errors (errors.cpp)
 const char *error_name(CUresult code);   // nullptr when unknown

@@ -201,8 +201,10 @@ CUresult resolve_stream(CUstream h, null_stream mode, std::shared_ptr<stream> &o
     context *c = nullptr;
     if (CUresult r = current_context(c))
       return r;
+    // A `legacy` fault makes a per-thread symbol's stream 0 the legacy stream (faults.cpp).
     const bool per_thread =
-        h == CU_STREAM_PER_THREAD || (h == nullptr && mode == null_stream::per_thread);
+        h == CU_STREAM_PER_THREAD ||
+        (h == nullptr && mode == null_stream::per_thread && !legacy_requested());
     std::lock_guard lock(S.mu);
     out = per_thread ? per_thread_stream_locked(c) : legacy_stream_locked(c);
     return CUDA_SUCCESS;
