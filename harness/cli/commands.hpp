@@ -18,6 +18,8 @@ void add_helper_command(CLI::App &app, action &run);
 void add_list_command(CLI::App &app, action &run);
 void add_probe_command(CLI::App &app, action &run);
 void add_calibrate_command(CLI::App &app, action &run);
+/// `faults`: fault coverage, one run per (exported symbol, fault).
+void add_faults_command(CLI::App &app, action &run);
 /// `audit --map FILE`: a captured binding map against the driver under test.
 void add_audit_command(CLI::App &app, action &run);
 /// `compare A B`: run against run, from two summaries.

@@ -1,0 +1,119 @@
+// `cuparity faults`: which driver faults the suites see, one (exported symbol, fault) at a time.
+#include "harness/cli/bounded_options.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/config/config.hpp"
+#include "harness/config/env_vars.hpp"
+#include "harness/protocol/exit_codes.hpp"
+#include "harness/run/fault_coverage.hpp"
+#include "harness/suite/case_registry.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+namespace cuparity::cli {
+namespace {
+
+struct faults_options {
+  fault_coverage_options coverage;
+  bool shim = false;
+};
+
+/// The cases that declare `entry` (a trial of its symbols runs only those); none: every case.
+std::vector<std::string> cases_declaring(const std::string &entry) {
+  std::vector<std::string> out;
+  const auto id = find_entry(entry);
+  if (!id)
+    return out;
+  for (const auto &c : case_registry::instance().all())
+    if (c.needs.declared().test(static_cast<std::size_t>(*id)))
+      out.push_back(c.id);
+  return out;
+}
+
+/// The driver library the trials fault: the fault shim (--shim), else NUMBA_CUDA_DRIVER as the
+/// global --driver set it, else the simulated driver beside this executable.
+std::string driver_under_test(bool shim) {
+  if (shim)
+    return companion_library(executable_dir(), "libcuparity_fault_shim.so");
+  if (const char *d = std::getenv(var::driver); d && *d)
+    return d;
+  return companion_library(executable_dir(), "libcuparity_simdriver.so");
+}
+
+int run_faults(faults_options opt) {
+  fault_coverage_options &c = opt.coverage;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_regular_file(c.matrix, ec)) {
+    std::cerr << "cuparity faults: " << c.matrix << ": no such matrix file\n";
+    return exit_code::bad_input;
+  }
+  if (!c.resume && fs::exists(c.out + "/faults.json", ec)) {
+    std::cerr << "cuparity faults: --out " << c.out
+              << " holds an earlier fault run: add --resume to finish it, or choose another\n";
+    return exit_code::bad_input;
+  }
+  c.driver = driver_under_test(opt.shim);
+  fault_coverage result;
+  try {
+    fs::create_directories(c.out);
+    result = run_fault_coverage(c, cases_declaring, [](const std::string &line) {
+      std::cout << line << "\n" << std::flush;
+    });
+  } catch (const std::exception &e) {
+    std::cerr << "cuparity faults: " << e.what() << "\n";
+    return exit_code::bad_input;
+  }
+  std::ofstream(c.out + "/faults.json") << fault_coverage_json(result).dump(2) << "\n";
+  std::ofstream md(c.out + "/faults.md");
+  print_fault_table(md, result);
+  std::size_t missed = 0;
+  for (const auto &t : result.trials)
+    missed += t.caught ? 0 : 1;
+  std::cout << "cuparity faults: " << result.trials.size() - missed << " of "
+            << result.trials.size() << " trials caught over " << result.bound.size()
+            << " bound symbols (" << result.unbound.size() << " exported symbols no cell binds); "
+            << "wrote " << c.out << "/faults.json and faults.md\n";
+  return missed ? exit_code::failures : exit_code::ok;
+}
+
+} // namespace
+
+void add_faults_command(CLI::App &app, action &run) {
+  auto opt = std::make_shared<faults_options>();
+  opt->coverage.matrix = "matrices/faults.toml";
+  auto *cmd = app.add_subcommand(
+      "faults", "Fault coverage: run the matrix once per (exported symbol, fault) on the "
+                "simulated driver (or the fault shim in front of a driver) and report which "
+                "cases catch each fault. Exit 0: every trial caught; 1: some were not");
+  cmd->add_option("matrix", opt->coverage.matrix, "The cells of every trial")
+      ->capture_default_str();
+  cmd->add_option("--out", opt->coverage.out, "Directory for the trials, faults.json, faults.md")
+      ->required();
+  cmd->add_flag("--shim", opt->shim,
+                "Fault the fault shim (beside cuparity) in front of --target, not the simulator");
+  cmd->add_option("--target", opt->coverage.target,
+                  "The driver the shim forwards to (default: the shim's, libcuda.so.1)");
+  cmd->add_option("--symbol", opt->coverage.symbols, "Exported symbols to fault (fnmatch globs)");
+  cmd->add_option("--kind", opt->coverage.kinds, "Faults: error, not_supported, corrupt, legacy")
+      ->check(CLI::IsMember({"error", "not_supported", "corrupt", "legacy"}));
+  cmd->add_option("--path", opt->coverage.paths, "Paths: any (both), dlsym, proc")
+      ->check(CLI::IsMember({"any", "dlsym", "proc"}));
+  cmd->add_option("-j,--jobs", opt->coverage.jobs, "Trials at once")
+      ->check(whole_number(1, 64))
+      ->capture_default_str();
+  cmd->add_option("--cell-jobs", opt->coverage.cell_jobs, "-j of each trial's run")
+      ->check(whole_number(1, 64))
+      ->capture_default_str();
+  cmd->add_option(
+         "--devices", opt->coverage.devices,
+         "Devices the simulated driver models (CUPARITY_SIM_DEVICES; 2 runs the peer cases)")
+      ->check(CLI::IsMember({"1", "2", "3", "4"}));
+  cmd->add_flag("--resume", opt->coverage.resume, "Keep the trials an earlier run finished");
+  cmd->callback([opt, &run] { run = [opt] { return run_faults(*opt); }; });
+}
+
+} // namespace cuparity::cli

@@ -1,0 +1,400 @@
+// Fault coverage: the control run, one run per (symbol, fault) trial, and what caught each.
+#include "harness/run/fault_coverage.hpp"
+
+#include "harness/config/env_vars.hpp"
+#include "harness/platform/environment.hpp"
+#include "harness/platform/gpu_lock.hpp"
+#include "harness/platform/self_exe.hpp"
+#include "harness/platform/subprocess.hpp"
+#include "harness/protocol/records.hpp"
+#include "harness/protocol/results.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <dlfcn.h>
+#include <filesystem>
+#include <fnmatch.h>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+namespace cuparity {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+/// Every symbol the simulated driver and the fault shim export (harness/driver).
+const std::vector<std::string> &exported_symbols() {
+  static const std::vector<std::string> names{
+#define CUPARITY_EXPORTED_SYMBOL(sym) #sym,
+#include "harness/driver/exported_symbols.inl"
+#undef CUPARITY_EXPORTED_SYMBOL
+  };
+  return names;
+}
+
+/// The library under test and how it takes faults.
+struct fault_library {
+  std::string path;
+  std::string variable; ///< CUPARITY_SIM_FAULTS or CUPARITY_SHIM_FAULTS
+  using support_fn = const char *(*)(const char *);
+  support_fn support = nullptr; ///< cuparity_fault_support: null when a fault applies
+};
+
+fault_library open_fault_library(const std::string &path) {
+  fault_library lib{path, "", nullptr};
+  void *h = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  if (!h)
+    throw std::runtime_error("cannot open the driver under test " + path + ": " + dlerror());
+  // Left open: the shim's target stays loaded for the process's life either way.
+  if (dlsym(h, "cuparity_fault_shim_target_symbol"))
+    lib.variable = "CUPARITY_SHIM_FAULTS";
+  else if (dlsym(h, "cuparity_simulated_driver"))
+    lib.variable = "CUPARITY_SIM_FAULTS";
+  else
+    throw std::runtime_error(path + " takes no faults: give the simulated driver (--driver sim) or "
+                                    "the fault shim (--shim)");
+  lib.support = reinterpret_cast<fault_library::support_fn>(dlsym(h, "cuparity_fault_support"));
+  return lib;
+}
+
+std::string slug_text(std::string s) {
+  for (char &c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+      c = '-';
+  return s;
+}
+
+struct run_request {
+  std::string dir;
+  std::vector<std::string> cases; ///< empty: the matrix's own
+  std::string spec;               ///< "" for the control
+};
+
+struct run_outcome {
+  bool ran = false; ///< a summary.json was written
+  json summary;
+  int exit_code = -1;
+  std::string note;
+};
+
+class trial_runner {
+public:
+  trial_runner(const fault_coverage_options &opt, fault_library lib)
+      : m_opt(opt), m_lib(std::move(lib)), m_env(current_environment()) {
+    m_env[var::driver] = m_lib.path;
+    if (!opt.target.empty())
+      m_env["CUPARITY_SHIM_TARGET"] = opt.target;
+    if (!opt.devices.empty())
+      m_env["CUPARITY_SIM_DEVICES"] = opt.devices;
+    m_env.erase(m_lib.variable);
+  }
+
+  [[nodiscard]] const fault_library &library() const { return m_lib; }
+
+  run_outcome run(const run_request &r) const {
+    process_spec spec;
+    spec.argv = {self_executable(),
+                 "run",
+                 m_opt.matrix,
+                 "--out",
+                 r.dir,
+                 "--no-latency",
+                 "-j",
+                 std::to_string(m_opt.cell_jobs)};
+    for (const auto &c : r.cases)
+      spec.argv.insert(spec.argv.end(), {"--case", c});
+    spec.env = m_env;
+    if (!r.spec.empty())
+      spec.env[m_lib.variable] = r.spec;
+    // The simulated driver has no GPU to share: each trial gets a lock of its own, so trials run
+    // side by side. In front of a real driver they share the caller's lock.
+    if (m_lib.variable == "CUPARITY_SIM_FAULTS")
+      spec.env[gpu_lock_variable] = r.dir + "/gpu-lock";
+    spec.timeout = std::chrono::minutes(20);
+    fs::remove_all(r.dir);
+    fs::create_directories(r.dir);
+    run_outcome out;
+    const process_result p = run_process(spec);
+    std::ofstream(r.dir + "/console.txt") << p.out << p.err;
+    out.exit_code = p.exited ? p.exit_code : -p.signal;
+    return read_outcome(r.dir, std::move(out), p);
+  }
+
+  static run_outcome read_outcome(const std::string &dir, run_outcome out,
+                                  const process_result &p) {
+    std::ifstream in(dir + "/summary.json");
+    if (!in) {
+      out.note =
+          "no summary.json (exit " + std::to_string(out.exit_code) + "): " + p.err.substr(0, 300);
+      return out;
+    }
+    try {
+      out.summary = json::parse(in);
+      out.ran = true;
+    } catch (const json::exception &e) {
+      out.note = std::string("summary.json is not JSON: ") + e.what();
+    }
+    return out;
+  }
+
+private:
+  const fault_coverage_options &m_opt;
+  fault_library m_lib;
+  std::map<std::string, std::string> m_env;
+};
+
+/// Exported symbol -> the entry it was bound for, over every cell's binding map.
+std::map<std::string, std::string> bound_symbols(const std::string &results_path) {
+  std::map<std::string, std::string> out;
+  for (const auto &r : read_results(results_path).records) {
+    if (!is_record(r, record_type::binding_map))
+      continue;
+    for (const auto &row : r.value("map", json::array())) {
+      if (!row.is_object() || row.value("missing", false))
+        continue;
+      std::string sym = row.value("exported", "");
+      if (sym.empty())
+        sym = row.value("symbol", "");
+      if (!sym.empty())
+        out.emplace(sym, row.value("entry", ""));
+    }
+  }
+  return out;
+}
+
+bool selected(const std::vector<std::string> &globs, const std::string &name) {
+  if (globs.empty())
+    return true;
+  return std::any_of(globs.begin(), globs.end(), [&](const std::string &g) {
+    return fnmatch(g.c_str(), name.c_str(), 0) == 0;
+  });
+}
+
+bool is_per_thread(const std::string &symbol) {
+  return symbol.ends_with("_ptsz") || symbol.ends_with("_ptds");
+}
+
+/// The trials of one symbol, in the order the table lists them.
+std::vector<fault_trial> trials_of(const std::string &symbol, const std::string &entry,
+                                   const fault_coverage_options &opt) {
+  const std::vector<std::string> paths =
+      opt.paths.empty() ? std::vector<std::string>{"any", "dlsym", "proc"} : opt.paths;
+  std::vector<fault_trial> out;
+  const auto add = [&](const char *kind, const char *fault, bool every_path) {
+    if (!selected(opt.kinds, kind))
+      return;
+    for (const auto &p : paths)
+      if (every_path || p == "any")
+        out.push_back({symbol, entry, fault, p});
+  };
+  add("error", "error=999", true);
+  add("not_supported", "error=801", true);
+  add("corrupt", "corrupt", false);
+  if (is_per_thread(symbol))
+    add("legacy", "legacy", false);
+  return out;
+}
+
+/// What a failed run blames: each problem's case (or kind and cell), each divergence's case.
+std::vector<std::string> blamed(const json &summary) {
+  std::set<std::string> out;
+  for (const auto &p : summary.value("problems", json::array())) {
+    const std::string c = p.value("case", "");
+    out.insert(!c.empty() ? c : p.value("kind", "problem") + ":" + p.value("cell", ""));
+  }
+  for (const auto &d : summary.value("divergences", json::array()))
+    out.insert(d.value("case", "") + " (divergence)");
+  if (const auto cov = summary.find("coverage"); cov != summary.end() && cov->is_object())
+    if (!cov->value("complete", true))
+      out.insert("coverage: incomplete");
+  return {out.begin(), out.end()};
+}
+
+trial_result judge(const fault_trial &t, const run_outcome &o) {
+  trial_result r{t};
+  r.ran = o.ran;
+  r.exit_code = o.exit_code;
+  r.note = o.note;
+  if (!o.ran) {
+    // A run that could not even write its summary failed loudly: caught, but the report a
+    // validator needs is missing, which is worth saying.
+    r.caught = o.exit_code != 0;
+    return r;
+  }
+  r.verdict = o.summary.value("verdict", "");
+  r.by = blamed(o.summary);
+  r.caught = o.exit_code != 0 && (!r.by.empty() || o.exit_code == 3);
+  return r;
+}
+
+/// A trial recorded by an earlier run (--resume): its folder holds the same spec and a summary.
+std::optional<trial_result> recorded(const fault_trial &t, const std::string &dir) {
+  std::ifstream spec_file(dir + "/trial.json");
+  if (!spec_file)
+    return std::nullopt;
+  try {
+    const json j = json::parse(spec_file);
+    if (j.value("spec", "") != t.spec())
+      return std::nullopt;
+    run_outcome o;
+    o.exit_code = j.value("exit_code", -1);
+    o = trial_runner::read_outcome(dir, std::move(o), process_result{});
+    return judge(t, o);
+  } catch (const json::exception &) {
+    return std::nullopt;
+  }
+}
+
+std::string trial_line(const trial_result &r) {
+  std::string by;
+  for (std::size_t i = 0; i < r.by.size() && i < 3; ++i)
+    by += (i ? ", " : "") + r.by[i];
+  if (r.by.size() > 3)
+    by += ", +" + std::to_string(r.by.size() - 3);
+  return r.trial.spec() + ": " +
+         (r.caught ? "caught (exit " + std::to_string(r.exit_code) + ") by " + by
+                   : "NOT CAUGHT (exit " + std::to_string(r.exit_code) + ")") +
+         (r.note.empty() ? "" : " [" + r.note.substr(0, 120) + "]");
+}
+
+} // namespace
+
+std::string fault_trial::spec() const {
+  return symbol + ":" + fault + (path == "any" ? "" : "@" + path);
+}
+
+std::string fault_trial::slug() const {
+  return slug_text(symbol + "_" + fault + "_" + path);
+}
+
+std::string fault_trial::fault_class() const {
+  const std::string where = path == "any" ? "both paths" : path + " path only";
+  if (fault == "error=999")
+    return "error 999 (" + where + ")";
+  if (fault == "error=801")
+    return "NOT_SUPPORTED (" + where + ")";
+  return fault + " (" + where + ")";
+}
+
+fault_coverage run_fault_coverage(const fault_coverage_options &opt, const cases_of_entry &cases,
+                                  const std::function<void(const std::string &)> &progress) {
+  trial_runner runner(opt, open_fault_library(opt.driver));
+  fault_coverage out;
+  out.driver = opt.driver;
+  out.matrix = opt.matrix;
+  const run_outcome control = runner.run({opt.out + "/control", {}, ""});
+  if (!control.ran || control.exit_code != 0)
+    throw std::runtime_error("the control run without faults is not equivalent (exit " +
+                             std::to_string(control.exit_code) + "): see " + opt.out +
+                             "/control/console.txt");
+  const auto bound = bound_symbols(opt.out + "/control/results.jsonl");
+  for (const auto &name : exported_symbols())
+    (bound.count(name) ? out.bound : out.unbound).push_back(name);
+  std::vector<fault_trial> plan;
+  for (const auto &[symbol, entry] : bound)
+    if (selected(opt.symbols, symbol))
+      for (auto &t : trials_of(symbol, entry, opt)) {
+        const char *why =
+            runner.library().support ? runner.library().support(t.spec().c_str()) : nullptr;
+        if (why)
+          out.not_applicable.push_back(t.spec() + ": " + why);
+        else
+          plan.push_back(std::move(t));
+      }
+  out.trials.resize(plan.size());
+  std::atomic<std::size_t> next{0}, done{0};
+  std::mutex report_lock;
+  const auto worker = [&] {
+    for (std::size_t i = next++; i < plan.size(); i = next++) {
+      const fault_trial &t = plan[i];
+      const std::string dir = opt.out + "/trials/" + t.slug();
+      std::optional<trial_result> r = opt.resume ? recorded(t, dir) : std::nullopt;
+      if (!r) {
+        const run_outcome o = runner.run({dir, cases(t.entry), t.spec()});
+        std::ofstream(dir + "/trial.json")
+            << json{{"spec", t.spec()}, {"exit_code", o.exit_code}}.dump() << "\n";
+        r = judge(t, o);
+      }
+      out.trials[i] = std::move(*r);
+      const std::lock_guard<std::mutex> g(report_lock);
+      progress("[" + std::to_string(++done) + "/" + std::to_string(plan.size()) + "] " +
+               trial_line(out.trials[i]));
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int j = 0; j < std::max(1, opt.jobs); ++j)
+    pool.emplace_back(worker);
+  for (auto &t : pool)
+    t.join();
+  return out;
+}
+
+json fault_coverage_json(const fault_coverage &c) {
+  json trials = json::array();
+  std::map<std::string, std::pair<int, int>> totals; // class -> (caught, tried)
+  for (const auto &r : c.trials) {
+    trials.push_back({{"symbol", r.trial.symbol},
+                      {"entry", r.trial.entry},
+                      {"fault", r.trial.fault},
+                      {"path", r.trial.path},
+                      {"spec", r.trial.spec()},
+                      {"caught", r.caught},
+                      {"exit_code", r.exit_code},
+                      {"verdict", r.verdict},
+                      {"by", r.by},
+                      {"note", r.note}});
+    auto &t = totals[r.trial.fault_class()];
+    t.first += r.caught ? 1 : 0;
+    t.second += 1;
+  }
+  json by_class = json::object();
+  for (const auto &[k, v] : totals)
+    by_class[k] = {{"caught", v.first}, {"tried", v.second}};
+  return {{"schema", faults_schema}, {"driver", c.driver},   {"matrix", c.matrix},
+          {"bound", c.bound},        {"unbound", c.unbound}, {"not_applicable", c.not_applicable},
+          {"totals", by_class},      {"trials", trials}};
+}
+
+void print_fault_table(std::ostream &out, const fault_coverage &c) {
+  const json j = fault_coverage_json(c);
+  out << "# Fault coverage\n\nDriver under test: `" << c.driver << "`; matrix `" << c.matrix
+      << "`. " << c.bound.size() << " exported symbols bound by some cell, " << c.unbound.size()
+      << " by none.\n\n| fault | caught | tried |\n|---|---|---|\n";
+  for (const auto &[k, v] : j["totals"].items())
+    out << "| " << k << " | " << v["caught"] << " | " << v["tried"] << " |\n";
+  out << "\n## Not caught\n\n";
+  bool any = false;
+  for (const auto &r : c.trials)
+    if (!r.caught) {
+      out << "- `" << r.trial.spec() << "` (exit " << r.exit_code << ")"
+          << (r.note.empty() ? "" : ": " + r.note) << "\n";
+      any = true;
+    }
+  if (!any)
+    out << "None.\n";
+  out << "\n## Every trial\n\n| symbol | fault | path | caught by |\n|---|---|---|---|\n";
+  for (const auto &r : c.trials) {
+    std::string by;
+    for (const auto &b : r.by)
+      by += (by.empty() ? "" : ", ") + b;
+    out << "| " << r.trial.symbol << " | " << r.trial.fault << " | " << r.trial.path << " | "
+        << (r.caught ? by : "**not caught**") << " |\n";
+  }
+  out << "\n## Faults that do not apply\n\n";
+  for (const auto &n : c.not_applicable)
+    out << "- " << n << "\n";
+  out << "\n## Symbols no cell binds\n\n";
+  for (const auto &s : c.unbound)
+    out << "`" << s << "` ";
+  out << "\n";
+}
+
+} // namespace cuparity
