@@ -110,7 +110,8 @@ int run_env(const env_options &opt) {
       j["binding_map"] = to_json(map);
     if (opt.audit)
       j["audit"] = to_json(audit);
-    std::cout << j.dump(2) << "\n";
+    // Belt and braces: driver text is made valid where it is read (driver_text.hpp).
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     print_text(sess->config(), facts, opt.bindings ? &map : nullptr, opt.audit ? &audit : nullptr);
   }

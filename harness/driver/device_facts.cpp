@@ -1,6 +1,8 @@
 // Queries driver version and devices through the facade, recording failures instead of throwing.
 #include "harness/driver/device_facts.hpp"
 
+#include "harness/driver/driver_text.hpp"
+
 #include <cstdio>
 
 namespace cuparity {
@@ -33,7 +35,7 @@ driver_facts query_driver_facts(driver &d) {
       d.cuDeviceGet(&dev, i);
       char name[256] = {};
       d.cuDeviceGetName(name, sizeof name, dev);
-      df.name = name;
+      df.name = valid_utf8(name); // a driver may return any bytes
       d.cuDeviceGetAttribute(&df.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
       d.cuDeviceGetAttribute(&df.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
       d.cuDeviceTotalMem(&df.total_memory, dev);

@@ -2,6 +2,7 @@
 #include "harness/driver/driver.hpp"
 
 #include "harness/driver/driver_library.hpp"
+#include "harness/driver/driver_text.hpp"
 
 #include <utility>
 
@@ -97,7 +98,7 @@ std::string driver::error_name(CUresult code) noexcept {
     if (auto *fn = reinterpret_cast<PFN_cuGetErrorName_v6000>(address(entry_id::cuGetErrorName))) {
       const char *name = nullptr;
       if (fn(code, &name) == CUDA_SUCCESS && name)
-        return name;
+        return valid_utf8(name); // the driver's words, whatever their bytes
     }
   } catch (...) {
     // fall through to the stand-in below: naming an error must never throw

@@ -15,7 +15,12 @@ nlohmann::json check_driver(const matrix &m, std::string &error) {
   spec.env = driver_probe_environment(m);
   spec.timeout = std::chrono::minutes(2);
   process_result r = run_process(spec);
-  if (r.exited && r.exit_code == 0) {
+  // A driver that opens but refuses its queries (cuInit, cuDeviceGetCount, ...) is what a
+  // validator must report, case by case: env says so with exit 3 and a document whose
+  // driver.init_error names the refusal, and the run goes on. Without a document the driver
+  // could not be opened at all, and nothing can run.
+  const bool opened_but_refused = r.exited && r.exit_code == 3 && !r.out.empty() && r.out[0] == '{';
+  if (r.exited && (r.exit_code == 0 || opened_but_refused)) {
     try {
       return nlohmann::json::parse(r.out);
     } catch (const nlohmann::json::exception &e) {

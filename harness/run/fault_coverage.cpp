@@ -225,8 +225,8 @@ trial_result judge(const fault_trial &t, const run_outcome &o) {
   r.note = o.note;
   if (!o.ran) {
     // A run that could not even write its summary failed loudly: caught, but the report a
-    // validator needs is missing, which is worth saying.
-    r.caught = o.exit_code != 0;
+    // validator needs is missing, which is worth saying. A trial that never ran caught nothing.
+    r.caught = o.exit_code > 0;
     return r;
   }
   r.verdict = o.summary.value("verdict", "");
@@ -318,9 +318,16 @@ fault_coverage run_fault_coverage(const fault_coverage_options &opt, const cases
       const std::string dir = opt.out + "/trials/" + t.slug();
       std::optional<trial_result> r = opt.resume ? recorded(t, dir) : std::nullopt;
       if (!r) {
-        const run_outcome o = runner.run({dir, cases(t.entry), t.spec()});
-        std::ofstream(dir + "/trial.json")
-            << json{{"spec", t.spec()}, {"exit_code", o.exit_code}}.dump() << "\n";
+        run_outcome o;
+        try {
+          o = runner.run({dir, cases(t.entry), t.spec()});
+          std::ofstream(dir + "/trial.json")
+              << json{{"spec", t.spec()}, {"exit_code", o.exit_code}}.dump() << "\n";
+        } catch (const std::exception &e) {
+          // A trial that cannot start (the executable replaced under a long run) is recorded as
+          // not run, and the others go on: nothing escapes a worker thread.
+          o.note = std::string("the trial could not run: ") + e.what();
+        }
         r = judge(t, o);
       }
       out.trials[i] = std::move(*r);
