@@ -2,6 +2,7 @@
 #include "cases/support.hpp"
 #include "harness/suite/case_registry.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -57,6 +58,12 @@ void sizes_pattern(case_context &ctx) {
        {std::size_t{1}, std::size_t{4096}, std::size_t{1} << 20, std::size_t{256} << 20}) {
     device_buffer buf(d, size);
     d.cuMemsetD8(buf.get(), 0xA5, size);
+    if (size <= 4096) { // the memset alone, before the markers cover its first and last byte
+      std::vector<unsigned char> set(size);
+      d.cuMemcpyDtoH(set.data(), buf.get(), size);
+      ctx.expect(std::all_of(set.begin(), set.end(), [](unsigned char b) { return b == 0xA5; }),
+                 "cuMemsetD8 of " + std::to_string(size) + " bytes left a byte other than 0xA5");
+    }
     // Write a marker at both ends so an allocation shorter than asked shows.
     unsigned char ends[2] = {0x11, 0x7E};
     d.cuMemcpyHtoD(buf.get(), &ends[0], 1);
@@ -111,6 +118,10 @@ void info_drop(case_context &ctx) {
     device_buffer buf(d, size);
     d.cuMemGetInfo(&after, &total);
     seen = before >= after && before - after >= size;
+    // Device memory is handed out in pages: free bytes are a whole number of 4 KiB.
+    ctx.expect(before % 4096 == 0 && after % 4096 == 0,
+               "cuMemGetInfo's free memory is not a whole number of 4 KiB pages: " +
+                   std::to_string(before) + ", " + std::to_string(after));
   }
   ctx.observe("free_drops_by_at_least_size", seen);
   ctx.expect(seen, "cuMemGetInfo's free memory did not drop by 512 MiB in " +
@@ -130,6 +141,9 @@ void host_pinned_async(case_context &ctx) {
   unsigned int flags = 0;
   d.cuMemHostGetFlags(&flags, src);
   ctx.observe("host_alloc_flags", static_cast<int>(flags));
+  // The driver may add DEVICEMAP under unified addressing, never drop what was asked for.
+  ctx.expect((flags & CU_MEMHOSTALLOC_PORTABLE) != 0,
+             "cuMemHostGetFlags lost CU_MEMHOSTALLOC_PORTABLE: " + std::to_string(flags));
   auto *in = static_cast<unsigned char *>(src);
   auto *out = static_cast<unsigned char *>(dst);
   for (std::size_t i = 0; i < n; ++i)
@@ -140,6 +154,9 @@ void host_pinned_async(case_context &ctx) {
   // Neither host buffer may be touched until the stream is synchronised: the copies read and
   // write them asynchronously.
   d.cuMemcpyHtoDAsync(buf.get(), src, n, s.get());
+  // The first bytes the async copy wrote, before the memset below covers them.
+  unsigned char head[16] = {};
+  d.cuMemcpyDtoHAsync(head, buf.get(), sizeof head, s.get());
   d.cuMemsetD8Async(buf.get(), 0, 16, s.get());
   d.cuMemcpyDtoHAsync(dst, buf.get(), n, s.get());
   d.cuStreamSynchronize(s.get());
@@ -147,6 +164,8 @@ void host_pinned_async(case_context &ctx) {
   for (std::size_t i = 0; i < n; ++i)
     want[i] = i < 16 ? 0 : static_cast<unsigned char>(i * 7);
   ctx.expect(std::memcmp(out, want.data(), n) == 0, "async round trip through pinned memory");
+  ctx.expect(std::memcmp(head, in, sizeof head) == 0,
+             "cuMemcpyHtoDAsync's first bytes differ from the source");
   ctx.observe("round_trip_checksum", checksum(out, n));
   d.cuMemFreeHost(src);
   d.cuMemFreeHost(dst);
@@ -192,6 +211,7 @@ void managed_small(case_context &ctx) {
   unsigned int is_managed = 0;
   d.cuPointerGetAttribute(&is_managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, p);
   ctx.observe("is_managed", static_cast<int>(is_managed));
+  ctx.expect(is_managed == 1, "cuMemAllocManaged memory reads as not managed");
   ctx.observe("checksum", checksum(host, count * sizeof(unsigned int)));
   d.cuMemFree(p);
 }
@@ -248,6 +268,9 @@ void range_interior(case_context &ctx) {
   d.cuMemGetAddressRange(&base, &size, buf.get() + 1234);
   ctx.expect(base == buf.get(), "the base of an interior pointer is the allocation");
   ctx.expect(size >= 10000, "the range covers the allocation");
+  // The driver reports the allocation it made, of the size asked for.
+  ctx.expect(size == 10000,
+             "cuMemGetAddressRange sized a 10000-byte allocation as " + std::to_string(size));
   ctx.observe("base_is_allocation", base == buf.get());
   ctx.observe("size_at_least_requested", size >= 10000);
   unsigned int type = 0;
@@ -256,6 +279,10 @@ void range_interior(case_context &ctx) {
   int ordinal = -1;
   d.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, buf.get());
   ctx.observe("device_ordinal", ordinal);
+  ctx.expect(type == CU_MEMORYTYPE_DEVICE,
+             "cuMemAlloc memory reads as memory type " + std::to_string(type) + ", not DEVICE");
+  ctx.expect(ordinal == pc.device(), "the allocation's device ordinal is " +
+                                         std::to_string(ordinal) + ", not the current device's");
 }
 
 void free_invalid(case_context &ctx) {

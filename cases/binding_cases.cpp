@@ -3,6 +3,7 @@
 #include "cases/support.hpp"
 #include "harness/driver/binding_audit.hpp"
 #include "harness/driver/driver_error.hpp"
+#include "harness/driver/driver_text.hpp"
 #include "harness/suite/case_registry.hpp"
 
 namespace cuparity::cases {
@@ -70,6 +71,13 @@ void errors_shape(case_context &ctx) {
   const char *name = nullptr;
   ctx.expect(d.cuGetErrorName.raw(static_cast<CUresult>(987654), &name) == CUDA_ERROR_INVALID_VALUE,
              "cuGetErrorName of an unknown code is CUDA_ERROR_INVALID_VALUE");
+  // The description of a known code is text, and an unknown code is refused.
+  const char *text = nullptr;
+  d.cuGetErrorString(CUDA_ERROR_INVALID_VALUE, &text);
+  ctx.expect(text != nullptr && *text != '\0', "cuGetErrorString of a known code gave no text");
+  ctx.observe("error_string_invalid_value", text ? valid_utf8(text) : std::string());
+  ctx.observe("error_string_unknown",
+              static_cast<int>(d.cuGetErrorString.raw(static_cast<CUresult>(987654), &text)));
 }
 
 /// A function the driver lacks is reported by name, and only when asked for.
@@ -114,7 +122,7 @@ CUPARITY_CASE_FILE(register_binding_cases) {
       .add({"binding.errors.shape", "failing calls give the same code, name and entry",
             errors_shape})
       .uses({E::cuInit, E::cuCtxSynchronize, E::cuDeviceGet, E::cuDeviceGetAttribute,
-             E::cuGetErrorName});
+             E::cuGetErrorName, E::cuGetErrorString});
   registry.add({"binding.resolve.missing_function",
                 "a function the driver lacks is reported by name", missing_function});
   registry.add(

@@ -4,6 +4,7 @@
 #include "harness/driver/driver_error.hpp"
 #include "harness/suite/case_registry.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <regex>
@@ -21,12 +22,18 @@ void init_facts(case_context &ctx) {
   driver &d = ctx.drv();
   int version = 0;
   d.cuDriverGetVersion(&version);
-  ctx.expect(version >= 11000, "driver version " + std::to_string(version) + " is implausible");
+  // CUDA versions are 1000 * major + 10 * minor (13000, 12090): the last digit is always 0.
+  ctx.expect(version >= 11000 && version % 10 == 0,
+             "driver version " + std::to_string(version) + " is implausible");
   d.cuInit(0);
   ctx.expect(d.cuInit.raw(1) == CUDA_ERROR_INVALID_VALUE, "cuInit(1): flags must be 0");
   int count = 0;
   d.cuDeviceGetCount(&count);
   ctx.expect(count >= 1, "no devices");
+  CUdevice last = 0;
+  ctx.expect(d.cuDeviceGet.raw(&last, count - 1) == CUDA_SUCCESS,
+             "cuDeviceGetCount says " + std::to_string(count) + " but device " +
+                 std::to_string(count - 1) + " is not there");
   ctx.observe("driver_version", version);
   ctx.observe("device_count", count);
   CUdevice dev = 0;
@@ -34,6 +41,10 @@ void init_facts(case_context &ctx) {
   char name[256] = {};
   d.cuDeviceGetName(name, sizeof name, dev);
   ctx.observe("name", std::string(name));
+  // A name is text: printable ASCII (every NVIDIA product name is), NUL-terminated.
+  ctx.expect(name[0] != '\0' && std::all_of(name, name + std::strlen(name),
+                                            [](char ch) { return ch >= 0x20 && ch < 0x7F; }),
+             "cuDeviceGetName gave bytes that are no printable name");
   ctx.observe("compute_capability", compute_capability(d, dev));
   int major_legacy = 0, minor_legacy = 0;
   d.cuDeviceComputeCapability(&major_legacy, &minor_legacy, dev);
@@ -81,6 +92,9 @@ void primary_lifecycle(case_context &ctx) {
   d.cuDevicePrimaryCtxSetFlags(dev, CU_CTX_SCHED_BLOCKING_SYNC);
   d.cuDevicePrimaryCtxGetState(dev, &flags, &active);
   ctx.observe("flags_after_set", static_cast<int>(flags & CU_CTX_SCHED_MASK));
+  ctx.expect((flags & CU_CTX_SCHED_MASK) == CU_CTX_SCHED_BLOCKING_SYNC,
+             "the primary context's flags after setting BLOCKING_SYNC read " +
+                 std::to_string(flags));
   d.cuDevicePrimaryCtxSetFlags(dev, CU_CTX_SCHED_AUTO);
   d.cuDevicePrimaryCtxRelease(dev);
   d.cuDevicePrimaryCtxRelease(dev);

@@ -290,12 +290,39 @@ void event_cross_process(case_context &ctx) {
              "the child read the flag before the exporter's event completed: " + res.out);
 }
 
+/// Peer access from device 0's primary context to device 1's: enabled once, refused twice,
+/// disabled once, refused twice; or refused as unsupported where the devices cannot be peers.
+void peer_access(case_context &ctx, int can) {
+  driver &d = ctx.drv();
+  primary_context own(d, 0);
+  CUdevice dev1 = 0;
+  d.cuDeviceGet(&dev1, 1);
+  CUcontext other = nullptr;
+  d.cuDevicePrimaryCtxRetain(&other, dev1);
+  const CUresult enable = d.cuCtxEnablePeerAccess.raw(other, 0);
+  ctx.observe("enable_peer", static_cast<int>(enable));
+  if (can) {
+    ctx.expect(enable == CUDA_SUCCESS,
+               "cuCtxEnablePeerAccess between peers: " + d.error_name(enable));
+    ctx.observe("enable_twice", static_cast<int>(d.cuCtxEnablePeerAccess.raw(other, 0)));
+    const CUresult disable = d.cuCtxDisablePeerAccess.raw(other);
+    ctx.expect(disable == CUDA_SUCCESS, "cuCtxDisablePeerAccess: " + d.error_name(disable));
+  } else {
+    ctx.expect(enable == CUDA_ERROR_PEER_ACCESS_UNSUPPORTED,
+               "cuCtxEnablePeerAccess between devices that are no peers: " + d.error_name(enable));
+  }
+  ctx.observe("disable_not_enabled", static_cast<int>(d.cuCtxDisablePeerAccess.raw(other)));
+  d.cuDevicePrimaryCtxRelease(dev1);
+}
+
 void mem_peer_device(case_context &ctx) {
   driver &d = ctx.drv();
   d.cuInit(0);
   int can = 0;
   d.cuDeviceCanAccessPeer(&can, 1, 0);
   ctx.observe("can_access_peer", can);
+  ctx.expect(can == 0 || can == 1, "cuDeviceCanAccessPeer answered " + std::to_string(can));
+  peer_access(ctx, can);
   // Exported on device 0, opened by a child whose context is on device 1.
   share_and_check(ctx, 1 << 20, 0, 1 << 20, 1);
 }
@@ -322,9 +349,11 @@ case_def &add_helper_case(case_registry &registry, case_def def, double cost_s) 
   case_def &c = registry.add(std::move(def));
   c.helper = true;
   c.cost_s = cost_s;
+  // The helpers' own calls too: a binding without them cannot run the case's second half.
   return c.uses(primary_context_needs())
       .uses(buffer_needs())
-      .uses({E::cuIpcGetMemHandle})
+      .uses({E::cuIpcGetMemHandle, E::cuIpcOpenMemHandle, E::cuIpcCloseMemHandle, E::cuMemcpyHtoD,
+             E::cuMemcpyDtoH, E::cuCtxSynchronize})
       .needs_attribute(CUPARITY_ATTRIBUTE(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 1));
 }
 
@@ -362,7 +391,8 @@ CUPARITY_CASE_FILE(register_ipc_cases) {
       .uses(stream_needs())
       .uses(event_needs())
       .uses({words_need(), E::cuCtxSynchronize, E::cuLaunchKernel, E::cuEventRecord,
-             E::cuIpcGetEventHandle, E::cuStreamSynchronize})
+             E::cuIpcGetEventHandle, E::cuStreamSynchronize, E::cuIpcOpenEventHandle,
+             E::cuEventQuery, E::cuEventSynchronize})
       .needs_attribute(CUPARITY_ATTRIBUTE(CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED, 1));
   // Two devices, checked before any request.
   add_helper_case(registry,
@@ -377,7 +407,8 @@ CUPARITY_CASE_FILE(register_ipc_cases) {
                    "a handle of device-0 memory opened on device 1 (lazy peer access)",
                    mem_peer_device},
                   0.05)
-      .uses({E::cuDeviceCanAccessPeer, E::cuMemcpyHtoD, E::cuCtxSynchronize, E::cuMemcpyDtoH})
+      .uses({E::cuDeviceCanAccessPeer, E::cuCtxEnablePeerAccess, E::cuCtxDisablePeerAccess,
+             E::cuMemcpyHtoD, E::cuCtxSynchronize, E::cuMemcpyDtoH})
       .needs_devices(2);
 }
 

@@ -5,6 +5,8 @@
 
 #include <bit>
 #include <cstring>
+#include <map>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -39,6 +41,21 @@ void module_image(case_context &ctx, const char *image) {
   ctx.observe("checksum", write_index(ctx, m, {64}, {128}));
 }
 
+/// PTX through cuModuleLoadDataEx with a JIT error log, as Numba loads it; the launch runs
+/// between cuProfilerStart and cuProfilerStop (Numba's cuda.profile_start/stop), which succeed
+/// with no profiler attached.
+void module_ptx_jit(case_context &ctx) {
+  driver &d = ctx.drv();
+  primary_context pc(d);
+  std::vector<char> log(4096, 0);
+  loaded_module m(d, "basic.ptx", {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES},
+                  {log.data(), reinterpret_cast<void *>(log.size())});
+  ctx.expect(log[0] == '\0', "the JIT compiler logged an error: " + std::string(log.data()));
+  d.cuProfilerStart();
+  ctx.observe("checksum", write_index(ctx, m, {64}, {128}));
+  d.cuProfilerStop();
+}
+
 void module_missing_function(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
@@ -59,6 +76,9 @@ void module_global(case_context &ctx) {
   std::size_t bytes = 0;
   d.cuModuleGetGlobal(&p, &bytes, m.get(), "cuparity_counter");
   ctx.observe("bytes", bytes);
+  // cases/kernels/basic.cu declares it unsigned int[4]: the size is known, not only compared.
+  ctx.expect(bytes == 4 * sizeof(unsigned int),
+             "cuModuleGetGlobal sized cuparity_counter[4] as " + std::to_string(bytes) + " bytes");
   const unsigned int in[4] = {1, 22, 333, 4444};
   unsigned int out[4] = {};
   d.cuMemcpyHtoD(p, in, sizeof in);
@@ -234,11 +254,26 @@ void function_attributes(case_context &ctx) {
       {"ptx_version", CU_FUNC_ATTRIBUTE_PTX_VERSION},
       {"binary_version", CU_FUNC_ATTRIBUTE_BINARY_VERSION},
   };
+  std::map<std::string, int> value;
   for (const auto &[name, attr] : attrs) {
     int v = -1;
     d.cuFuncGetAttribute(&v, attr, f);
     ctx.observe(name, v);
+    value[name] = v;
   }
+  // Facts the values must agree with, so a driver that reports them wrongly in every cell alike
+  // still fails: the cubin is built for this device's architecture (basic.cubin, sm_90), and no
+  // function allows more threads per block than the device.
+  int major = 0, minor = 0, device_max = 0;
+  d.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, pc.device());
+  d.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, pc.device());
+  d.cuDeviceGetAttribute(&device_max, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, pc.device());
+  ctx.expect(value["binary_version"] == major * 10 + minor,
+             "binary_version " + std::to_string(value["binary_version"]) +
+                 " is not the device's compute capability " + std::to_string(major * 10 + minor));
+  ctx.expect(value["max_threads_per_block"] > 0 && value["max_threads_per_block"] <= device_max,
+             "max_threads_per_block " + std::to_string(value["max_threads_per_block"]) +
+                 " is outside 1.." + std::to_string(device_max));
   d.cuFuncSetCacheConfig(f, CU_FUNC_CACHE_PREFER_SHARED);
 }
 
@@ -266,6 +301,17 @@ void occupancy_queries(case_context &ctx) {
   d.cuOccupancyMaxPotentialBlockSizeWithFlags(&min_grid2, &block2, f, nullptr, 0, 0,
                                               CU_OCCUPANCY_DEFAULT);
   ctx.expect(block2 == block && min_grid2 == min_grid, "WithFlags(DEFAULT) equals the plain query");
+  // The queries answer one model: the smallest grid for full occupancy is the blocks that fit on
+  // one multiprocessor at the suggested block size, times the multiprocessors (cuda_occupancy.h),
+  // and without a caching preference the flag changes nothing.
+  int at_block = 0, sms = 0;
+  d.cuOccupancyMaxActiveBlocksPerMultiprocessor(&at_block, f, block, 0);
+  d.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, pc.device());
+  ctx.expect(min_grid == at_block * sms, "min grid " + std::to_string(min_grid) + " is not " +
+                                             std::to_string(at_block) +
+                                             " blocks per multiprocessor x " + std::to_string(sms));
+  ctx.expect(blocks_flags == blocks, "DISABLE_CACHING_OVERRIDE changed the active blocks of a "
+                                     "function without a caching preference");
 }
 
 void cooperative_basic(case_context &ctx) {
@@ -296,9 +342,11 @@ CUPARITY_CASE_FILE(register_launch_cases) {
         .uses(buffer_needs())
         .uses({words_need(), E::cuLaunchKernel, E::cuMemcpyDtoH});
   };
-  write_index_needs(
-      registry.add({"launch.module.ptx", "module from PTX (JIT), write_index checksum",
-                    [](case_context &c) { module_image(c, "basic.ptx"); }}));
+  write_index_needs(registry.add({"launch.module.ptx",
+                                  "module from PTX (JIT, cuModuleLoadDataEx with an error log) "
+                                  "under cuProfilerStart/Stop, write_index checksum",
+                                  module_ptx_jit}))
+      .uses({E::cuModuleLoadDataEx, E::cuProfilerStart, E::cuProfilerStop});
   write_index_needs(registry.add({"launch.module.cubin", "module from cubin, write_index checksum",
                                   [](case_context &c) { module_image(c, "basic.cubin"); }}));
   write_index_needs(
@@ -347,7 +395,7 @@ CUPARITY_CASE_FILE(register_launch_cases) {
   registry.add({"launch.function.attributes", "cuFuncGetAttribute values", function_attributes})
       .uses(primary_context_needs())
       .uses(module_needs())
-      .uses({E::cuFuncGetAttribute, E::cuFuncSetCacheConfig});
+      .uses({E::cuFuncGetAttribute, E::cuFuncSetCacheConfig, E::cuDeviceGetAttribute});
   registry
       .add({"launch.occupancy.queries", "occupancy queries (Numba had their types wrong)",
             occupancy_queries})
@@ -355,7 +403,8 @@ CUPARITY_CASE_FILE(register_launch_cases) {
       .uses(module_needs())
       .uses({E::cuOccupancyMaxActiveBlocksPerMultiprocessor,
              E::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
-             E::cuOccupancyMaxPotentialBlockSize, E::cuOccupancyMaxPotentialBlockSizeWithFlags});
+             E::cuOccupancyMaxPotentialBlockSize, E::cuOccupancyMaxPotentialBlockSizeWithFlags,
+             E::cuDeviceGetAttribute});
   registry
       .add({"launch.cooperative.basic", "cooperative launch runs every block", cooperative_basic})
       .uses(primary_context_needs())

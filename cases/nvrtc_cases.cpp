@@ -6,7 +6,12 @@
 #include "harness/toolchain/nvjitlink.hpp"
 #include "harness/toolchain/nvrtc.hpp"
 
+#include <atomic>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace cuparity::cases {
@@ -153,8 +158,30 @@ struct link_attempt {
   std::string error_log;
 };
 
+/// Hands one PTX input to the linker from a file (cuLinkAddFile), as a package linking a user's
+/// .ptx file does. The file is removed when the object goes.
+struct ptx_file {
+  std::string path;
+  explicit ptx_file(const std::vector<char> &ptx) {
+    static std::atomic<int> serial{0};
+    path =
+        (std::filesystem::temp_directory_path() /
+         ("cuparity-link-" + std::to_string(::getpid()) + "-" + std::to_string(serial++) + ".ptx"))
+            .string();
+    std::ofstream(path, std::ios::binary)
+        .write(ptx.data(), static_cast<std::streamsize>(std::strlen(ptx.data())));
+  }
+  ~ptx_file() {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+  }
+  ptx_file(const ptx_file &) = delete;
+  ptx_file &operator=(const ptx_file &) = delete;
+};
+
+/// With `last_from_file`, the last input goes through cuLinkAddFile, the others cuLinkAddData.
 link_attempt driver_link(case_context &ctx, const std::vector<std::vector<char>> &ptx,
-                         void (*use)(case_context &, const void *)) {
+                         void (*use)(case_context &, const void *), bool last_from_file = false) {
   driver &d = ctx.drv();
   std::vector<char> info(8192, 0), error(8192, 0);
   CUjit_option opts[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
@@ -168,8 +195,14 @@ link_attempt driver_link(case_context &ctx, const std::vector<std::vector<char>>
   int i = 0;
   for (const auto &p : ptx) {
     std::string name = "part" + std::to_string(i++) + ".ptx";
-    a.result = d.cuLinkAddData.raw(state, CU_JIT_INPUT_PTX, const_cast<char *>(p.data()), p.size(),
-                                   name.c_str(), 0, nullptr, nullptr);
+    if (last_from_file && i == static_cast<int>(ptx.size())) {
+      const ptx_file file(p);
+      a.result =
+          d.cuLinkAddFile.raw(state, CU_JIT_INPUT_PTX, file.path.c_str(), 0, nullptr, nullptr);
+    } else {
+      a.result = d.cuLinkAddData.raw(state, CU_JIT_INPUT_PTX, const_cast<char *>(p.data()),
+                                     p.size(), name.c_str(), 0, nullptr, nullptr);
+    }
     if (a.result != CUDA_SUCCESS)
       break;
   }
@@ -194,7 +227,7 @@ void link_driver(case_context &ctx) {
   primary_context pc(ctx.drv());
   auto a = relocatable(ctx, linked_kernel_source, "kernel.cu", false);
   auto b = relocatable(ctx, functions_source, "functions.cu", false);
-  auto res = driver_link(ctx, {a, b}, run_linked);
+  auto res = driver_link(ctx, {a, b}, run_linked, true); // functions.cu from a file
   ctx.expect(res.result == CUDA_SUCCESS,
              "cuLink* failed (" + std::to_string(res.result) + "): " + res.error_log);
 }
@@ -266,6 +299,7 @@ CUPARITY_CASE_FILE(register_nvrtc_cases) {
               "kernel + functions.cu (-rdc) linked by cuLink* and run (the seed's link=[...])",
               link_driver})
       .uses(linker)
+      .uses({E::cuLinkAddFile})
       .uses(module_needs())
       .uses(run_needs);
   nvrtc_case(

@@ -90,6 +90,17 @@ void create_flags_priorities(case_context &ctx) {
   d.cuStreamGetPriority(s.get(), &prio);
   ctx.observe("flags", static_cast<int>(flags));
   ctx.observe("priority", prio);
+  // What was asked for comes back: a driver that reports flags or priorities wrongly in every
+  // cell alike fails here, not only one that differs between the bindings.
+  ctx.expect(flags == CU_STREAM_NON_BLOCKING,
+             "cuStreamGetFlags of a non-blocking stream gave " + std::to_string(flags));
+  ctx.expect(prio == greatest, "cuStreamGetPriority gave " + std::to_string(prio) +
+                                   ", not the greatest priority " + std::to_string(greatest));
+  stream lowest(d, CU_STREAM_DEFAULT, least);
+  int low = 0;
+  d.cuStreamGetPriority(lowest.get(), &low);
+  ctx.expect(low == least, "a stream made at the least priority " + std::to_string(least) +
+                               " reports " + std::to_string(low) + " (the range is wrong)");
   // Out of range priorities are clamped, not refused (driver API docs for
   // cuStreamCreateWithPriority).
   stream clamped(d, CU_STREAM_DEFAULT, greatest - 100);
@@ -136,6 +147,88 @@ const char *stream0_mode(driver &d, CUfunction meet_fn, CUstream blocking, Call 
   return saw != 0 ? "per-thread" : "legacy";
 }
 
+/// The streams, events and buffers the stream-0 observations share, and one observation per
+/// stream-0-sensitive call: "legacy" or "per-thread" (stream0_mode).
+struct stream0_calls {
+  driver &d;
+  CUfunction f;
+  stream blocking, other, nonblocking;
+  event gate, marker;
+  device_buffer word; ///< holds 1: the source of the device-to-device copies
+  unsigned int one = 1;
+
+  stream0_calls(driver &drv, const loaded_module &m)
+      : d(drv), f(m.function("cuparity_meet")), blocking(drv, CU_STREAM_DEFAULT),
+        other(drv, CU_STREAM_DEFAULT), nonblocking(drv, CU_STREAM_NON_BLOCKING),
+        gate(drv, CU_EVENT_DISABLE_TIMING), marker(drv, CU_EVENT_DISABLE_TIMING), word(drv, 4) {
+    d.cuMemcpyHtoD(word.get(), &one, sizeof one);
+    warm_up(d, f, blocking.get(), nullptr);
+    warm_up(d, f, nonblocking.get(), other.get());
+  }
+
+  template <class Call> std::string mode(Call &&call) {
+    return stream0_mode(d, f, blocking.get(), std::forward<Call>(call));
+  }
+
+  /// Work queued on stream 0 that raises the flag itself.
+  std::map<std::string, std::string> queued() {
+    return {
+        // A kernel on stream 0 meets the one on the blocking stream only if they run at once.
+        {"stream0", mode([&](const meeting &at) { meet(d, f, at, 1, nullptr); })},
+        {"stream0.memcpy_async", mode([&](const meeting &at) {
+           d.cuMemcpyHtoDAsync(at.flag(1), &one, sizeof one, nullptr);
+         })},
+        {"stream0.memcpy_dtod_async", mode([&](const meeting &at) {
+           d.cuMemcpyDtoDAsync(at.flag(1), word.get(), sizeof one, nullptr);
+         })},
+        // A synchronous copy is stream-ordered on stream 0 too (pageable: staged, then queued).
+        {"stream0.memcpy",
+         mode([&](const meeting &at) { d.cuMemcpyHtoD(at.flag(1), &one, sizeof one); })},
+    };
+  }
+
+  /// Calls that return (or let the host go on) only once stream 0's work is done: the host
+  /// raises the flag after them.
+  std::map<std::string, std::string> waiting() {
+    std::map<std::string, std::string> out;
+    out["stream0.synchronize"] = mode([&](const meeting &at) {
+      d.cuStreamSynchronize(nullptr);
+      raise_from_host(d, at, nonblocking.get());
+    });
+    out["stream0.memcpy_dtoh"] = mode([&](const meeting &at) {
+      unsigned int back = 0;
+      d.cuMemcpyDtoH(&back, word.get(), sizeof back);
+      raise_from_host(d, at, nonblocking.get());
+    });
+    // An event recorded on the legacy stream completes after the blocking stream's kernel.
+    out["stream0.event_record"] = mode([&](const meeting &at) {
+      d.cuEventRecord(marker.get(), nullptr);
+      d.cuEventSynchronize(marker.get());
+      raise_from_host(d, at, nonblocking.get());
+    });
+    // A wait queued on the legacy stream holds back later work of every blocking stream; on a
+    // per-thread stream it holds back nothing. The meeting's first kernel runs on a non-blocking
+    // stream, stream 0 waits for the event after it, and the second kernel goes to another
+    // blocking stream: under legacy semantics it starts only once the first has given up.
+    out["stream0.wait_event"] = stream0_mode(d, f, nonblocking.get(), [&](const meeting &at) {
+      d.cuEventRecord(gate.get(), nonblocking.get());
+      d.cuStreamWaitEvent(nullptr, gate.get(), 0);
+      meet(d, f, at, 1, other.get());
+    });
+    return out;
+  }
+
+  /// cuStreamQuery on stream 0 while the blocking stream's kernel waits: NOT_READY is legacy.
+  CUresult query() {
+    CUresult code = CUDA_SUCCESS;
+    (void)mode([&](const meeting &at) {
+      code = d.cuStreamQuery.raw(nullptr);
+      raise_from_host(d, at, nonblocking.get());
+    });
+    return code;
+  }
+};
+
 /// What stream 0 means for the symbols this cell bound: the heart of the PTDS settings. Each
 /// stream-0-sensitive call is observed on its own, so a driver whose per-thread variant of one
 /// call acts as its legacy twin (cuStreamSynchronize_ptsz waiting for the whole context) fails the
@@ -144,65 +237,31 @@ void default_semantics(case_context &ctx) {
   driver &d = ctx.drv();
   primary_context pc(d);
   loaded_module m(d, "basic.cubin");
-  stream blocking(d, CU_STREAM_DEFAULT), other(d, CU_STREAM_DEFAULT);
-  stream nonblocking(d, CU_STREAM_NON_BLOCKING);
-  event gate(d, CU_EVENT_DISABLE_TIMING), marker(d, CU_EVENT_DISABLE_TIMING);
-  const CUfunction f = m.function("cuparity_meet");
-  warm_up(d, f, blocking.get(), nullptr);
-  warm_up(d, f, nonblocking.get(), other.get());
-  static const unsigned int one = 1;
-  const std::pair<const char *, const char *> calls[] = {
+  stream0_calls calls(d, m);
+  std::map<std::string, std::string> mode = calls.queued();
+  mode.merge(calls.waiting());
+  const CUresult query = calls.query();
+  ctx.expect(query == CUDA_SUCCESS || query == CUDA_ERROR_NOT_READY,
+             "cuStreamQuery on stream 0 returned " + d.error_name(query));
+  mode["stream0.query"] = query == CUDA_ERROR_NOT_READY ? "legacy" : "per-thread";
+  const std::map<std::string, const char *> call_of{
       {"stream0", "cuLaunchKernel"},
       {"stream0.memcpy_async", "cuMemcpyHtoDAsync"},
+      {"stream0.memcpy_dtod_async", "cuMemcpyDtoDAsync"},
+      {"stream0.memcpy", "cuMemcpyHtoD"},
+      {"stream0.memcpy_dtoh", "cuMemcpyDtoH"},
       {"stream0.synchronize", "cuStreamSynchronize"},
       {"stream0.query", "cuStreamQuery"},
       {"stream0.wait_event", "cuStreamWaitEvent"},
       {"stream0.event_record", "cuEventRecord"},
   };
-  std::map<std::string, std::string> mode;
-  // A kernel on stream 0 meets the one on the blocking stream only if they run at once.
-  mode["stream0"] =
-      stream0_mode(d, f, blocking.get(), [&](const meeting &at) { meet(d, f, at, 1, nullptr); });
-  // A copy on stream 0 raises the flag itself.
-  mode["stream0.memcpy_async"] = stream0_mode(d, f, blocking.get(), [&](const meeting &at) {
-    d.cuMemcpyHtoDAsync(at.flag(1), &one, sizeof one, nullptr);
-  });
-  // Synchronising stream 0 returns at once, or only after the blocking stream's kernel ended.
-  mode["stream0.synchronize"] = stream0_mode(d, f, blocking.get(), [&](const meeting &at) {
-    d.cuStreamSynchronize(nullptr);
-    raise_from_host(d, at, nonblocking.get());
-  });
-  // Querying stream 0 while the blocking stream's kernel waits: NOT_READY means legacy.
-  CUresult query = CUDA_SUCCESS;
-  (void)stream0_mode(d, f, blocking.get(), [&](const meeting &at) {
-    query = d.cuStreamQuery.raw(nullptr);
-    raise_from_host(d, at, nonblocking.get());
-  });
-  ctx.expect(query == CUDA_SUCCESS || query == CUDA_ERROR_NOT_READY,
-             "cuStreamQuery on stream 0 returned " + d.error_name(query));
-  mode["stream0.query"] = query == CUDA_ERROR_NOT_READY ? "legacy" : "per-thread";
-  // A wait queued on the legacy stream holds back later work of every blocking stream; on a
-  // per-thread stream it holds back nothing. Here the meeting's first kernel runs on a
-  // non-blocking stream, stream 0 waits for the event after it, and the second kernel goes to
-  // another blocking stream: under legacy semantics it starts only once the first has given up.
-  mode["stream0.wait_event"] = stream0_mode(d, f, nonblocking.get(), [&](const meeting &at) {
-    d.cuEventRecord(gate.get(), nonblocking.get());
-    d.cuStreamWaitEvent(nullptr, gate.get(), 0);
-    meet(d, f, at, 1, other.get());
-  });
-  // An event recorded on the legacy stream completes after the blocking stream's kernel.
-  mode["stream0.event_record"] = stream0_mode(d, f, blocking.get(), [&](const meeting &at) {
-    d.cuEventRecord(marker.get(), nullptr);
-    d.cuEventSynchronize(marker.get());
-    raise_from_host(d, at, nonblocking.get());
-  });
   const char *expected = ctx.config().per_thread_default_stream ? "per-thread" : "legacy";
   std::string wrong;
-  for (const auto &[key, call] : calls) {
-    ctx.observe(key, mode[key]);
-    if (mode[key] != expected)
-      wrong +=
-          std::string(wrong.empty() ? "" : "; ") + call + " on stream 0 behaved as " + mode[key];
+  for (const auto &[key, value] : mode) {
+    ctx.observe(key, value);
+    if (value != expected)
+      wrong += std::string(wrong.empty() ? "" : "; ") + call_of.at(key) +
+               " on stream 0 behaved as " + value;
   }
   ctx.expect(wrong.empty(), wrong + ", but the configuration says " + expected);
 }
@@ -314,14 +373,30 @@ void event_elapsed(case_context &ctx) {
   d.cuEventRecord(start.get(), s.get());
   launch(d, m.function("cuparity_spin"), {1}, {1}, 0, s.get(), {&ns});
   d.cuEventRecord(stop.get(), s.get());
-  ctx.observe("query_while_spinning", code_of([&] { return d.cuEventQuery.raw(stop.get()); }));
+  const int spinning = code_of([&] { return d.cuEventQuery.raw(stop.get()); });
+  ctx.observe("query_while_spinning", spinning);
   d.cuEventSynchronize(stop.get());
-  ctx.observe("query_after", code_of([&] { return d.cuEventQuery.raw(stop.get()); }));
+  const int after = code_of([&] { return d.cuEventQuery.raw(stop.get()); });
+  ctx.observe("query_after", after);
+  // A host descheduled for the whole spin may find it done: NOT_READY or SUCCESS, nothing else.
+  ctx.expect(spinning == CUDA_ERROR_NOT_READY || spinning == CUDA_SUCCESS,
+             "cuEventQuery while the spin runs returned " + std::to_string(spinning));
+  ctx.expect(after == CUDA_SUCCESS,
+             "cuEventQuery after cuEventSynchronize returned " + std::to_string(after));
   float ms = 0;
   d.cuEventElapsedTime(&ms, start.get(), stop.get());
   const bool within = ms >= 45.0f && ms < 1000.0f;
   ctx.observe("elapsed_within_bounds", within);
   ctx.expect(within, "a 50 ms spin measured " + std::to_string(ms) + " ms");
+  // Two events with nothing between them: a few microseconds apart, never a millisecond.
+  d.cuEventRecord(start.get(), s.get());
+  d.cuEventRecord(stop.get(), s.get());
+  d.cuEventSynchronize(stop.get());
+  float nothing = -1;
+  d.cuEventElapsedTime(&nothing, start.get(), stop.get());
+  ctx.observe("elapsed_of_nothing_below_1ms", nothing >= 0 && nothing < 1.0f);
+  ctx.expect(nothing >= 0 && nothing < 1.0f,
+             "two events with nothing between them measured " + std::to_string(nothing) + " ms");
   d.cuEventRecord(untimed.get(), s.get());
   d.cuEventSynchronize(untimed.get());
   ctx.observe("elapsed_untimed",
@@ -407,9 +482,9 @@ CUPARITY_CASE_FILE(register_stream_cases) {
       .uses(buffer_needs())
       .uses(stream_needs())
       .uses(event_needs())
-      .uses({words_need(), E::cuLaunchKernel, E::cuCtxSynchronize, E::cuMemcpyDtoH,
-             E::cuMemcpyHtoDAsync, E::cuStreamSynchronize, E::cuStreamQuery, E::cuStreamWaitEvent,
-             E::cuEventRecord, E::cuEventSynchronize})
+      .uses({words_need(), E::cuLaunchKernel, E::cuCtxSynchronize, E::cuMemcpyDtoH, E::cuMemcpyHtoD,
+             E::cuMemcpyHtoDAsync, E::cuMemcpyDtoDAsync, E::cuStreamSynchronize, E::cuStreamQuery,
+             E::cuStreamWaitEvent, E::cuEventRecord, E::cuEventSynchronize})
       .exclusive = true; // see the note above
   // waits_for: meeting kernels (a module, words zeroed by set_words, launches, a copy back).
   for (case_def def : {

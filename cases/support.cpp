@@ -113,6 +113,13 @@ loaded_module::loaded_module(driver &d, image_bytes image) : m_driver(d) {
   }
 }
 
+loaded_module::loaded_module(driver &d, std::string_view embedded_image,
+                             std::vector<CUjit_option> options, std::vector<void *> values)
+    : m_driver(d) {
+  d.cuModuleLoadDataEx(&m_mod, find_kernel_image(embedded_image).data.data(),
+                       static_cast<unsigned int>(options.size()), options.data(), values.data());
+}
+
 void set_words(driver &d, CUdeviceptr p, unsigned int value, std::size_t count) {
   try {
     d.cuMemsetD32(p, value, count);

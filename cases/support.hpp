@@ -117,6 +117,9 @@ class loaded_module {
 public:
   loaded_module(driver &d, std::string_view embedded_image);
   loaded_module(driver &d, image_bytes image);
+  /// Loads with cuModuleLoadDataEx and JIT options (a log buffer, as Numba passes), always.
+  loaded_module(driver &d, std::string_view embedded_image, std::vector<CUjit_option> options,
+                std::vector<void *> values);
   ~loaded_module();
   loaded_module(const loaded_module &) = delete;
   loaded_module &operator=(const loaded_module &) = delete;
