@@ -32,15 +32,20 @@ bool synchronize(const copy_call &call) {
 }
 
 // Read, flip and write one device byte with the driver's own legacy-stream copies: they start
-// after the copy that wrote it (already finished or synchronised) and finish before returning.
+// after the copy that wrote it (already finished or synchronised). A pageable cuMemcpyHtoD may
+// return before its DMA lands (driver API docs, "API synchronization behavior"), so the context
+// is synchronised after it: on the H200 a read on a non-blocking stream right after the copy saw
+// the byte unflipped (cuMemcpyHtoDAsync_v2:corrupt went uncaught).
 bool flip_device_byte(CUdeviceptr where) {
   auto *dtoh = real_function<decltype(::cuMemcpyDtoH_v2)>(symbol_id::cuMemcpyDtoH_v2);
   auto *htod = real_function<decltype(::cuMemcpyHtoD_v2)>(symbol_id::cuMemcpyHtoD_v2);
+  auto *sync = real_function<decltype(::cuCtxSynchronize)>(symbol_id::cuCtxSynchronize);
   unsigned char byte = 0;
-  if (dtoh == nullptr || htod == nullptr || dtoh(&byte, where, 1) != CUDA_SUCCESS)
+  if (dtoh == nullptr || htod == nullptr || sync == nullptr ||
+      dtoh(&byte, where, 1) != CUDA_SUCCESS)
     return false;
   byte ^= 0xFFu;
-  return htod(where, &byte, 1) == CUDA_SUCCESS;
+  return htod(where, &byte, 1) == CUDA_SUCCESS && sync() == CUDA_SUCCESS;
 }
 
 } // namespace
