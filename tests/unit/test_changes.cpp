@@ -324,6 +324,14 @@ TEST_CASE("a capability the candidate lost is a regression, fail_on_change or no
                                           std::string(to_string(after)) + "\""));
     CHECK(problems_of(c, "change").empty()); // one problem per change, not two
   }
+  // Only an outcome loses a capability: an observation whose value happens to be "pass" does not.
+  std::vector<json> observed = {
+      cell_rec("A=0,B=0"), cell_rec("A=0,B=1"),
+      result("A=0,B=0", "launch.kernel", outcome::pass, {{"status", "pass"}}),
+      result("A=0,B=1", "launch.kernel", outcome::pass, {{"status", "done"}})};
+  const comparison o = compare_results(m, observed, recorded_pairs(observed), {}, any_case);
+  CHECK(o.changes.size() == 1);
+  CHECK(problems_of(o, "regression").empty());
   // A gain (not_supported -> pass) is reported, not failed.
   const auto gained = outcome_records(outcome::not_supported, outcome::pass, "launch.kernel");
   const comparison g = compare_results(m, gained, recorded_pairs(gained), {}, any_case);

@@ -162,6 +162,13 @@ TEST_CASE("requirements: a stand-in meets a need; the message names both when ne
   case_def c{"alloc.req.stand_in", "either", [](case_context &) {}};
   c.uses({entry_need{{E::cuMemAllocAsync}, {E::cuMemAlloc}}});
   CHECK(run_on_sim(c, {}, CUPARITY_SIMDRIVER_LEGACY).result == outcome::pass);
+  // Any one alternative is enough, the first as much as the last.
+  case_def first{"alloc.req.first_bound", "the preferred one", [](case_context &) {}};
+  first.uses({entry_need{{E::cuMemAlloc}, {E::cuMemAllocAsync}}});
+  CHECK(run_on_sim(first, {}, CUPARITY_SIMDRIVER_LEGACY).result == outcome::pass);
+  case_def middle{"alloc.req.middle_bound", "the second of three", [](case_context &) {}};
+  middle.uses({entry_need{{E::cuMemAllocAsync}, {E::cuMemAlloc}, {E::cuMemFreeAsync}}});
+  CHECK(run_on_sim(middle, {}, CUPARITY_SIMDRIVER_LEGACY).result == outcome::pass);
   case_def none{"alloc.req.no_stand_in", "neither", [](case_context &) {}};
   none.uses({entry_need{{E::cuMemAllocAsync}, {E::cuMemFreeAsync}}});
   const auto r = run_on_sim(none, {}, CUPARITY_SIMDRIVER_LEGACY);
