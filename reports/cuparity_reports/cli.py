@@ -52,6 +52,19 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return exit_code(data)
 
 
+def _cmd_faults(args: argparse.Namespace) -> int:
+    from .faults import read_faults, render_faults
+
+    view = read_faults(args.faults)
+    page = render_faults(view, str(args.faults), args.title)
+    out = Path(args.output)
+    if out.is_dir():
+        raise ReportInputError(out, "is a directory (--output names the HTML file to write)")
+    write_atomically(out, page)
+    print(f"{PROG}: wrote {term(out)}: {len(view['missed'])} of {len(view['trials'])} trials not caught")
+    return 0
+
+
 def _cmd_history_add(args: argparse.Namespace) -> int:
     from .history import add
 
@@ -99,6 +112,12 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--threshold", type=float, help="relative latency threshold (passed to cuparity compare)")
     c.add_argument("--matrix", help="judge latency by this matrix's [latency] settings (passed to cuparity compare)")
     c.set_defaults(func=_cmd_compare)
+
+    f = sub.add_parser("faults", help="write the fault coverage page of `cuparity faults` (faults.json)")
+    f.add_argument("faults", metavar="FAULTS_JSON")
+    f.add_argument("--output", "-o", required=True, metavar="FILE.html")
+    f.add_argument("--title", help="page title")
+    f.set_defaults(func=_cmd_faults)
 
     h = sub.add_parser("history", help="a store of run summaries over time")
     hs = h.add_subparsers(dest="history_command", required=True)

@@ -19,6 +19,7 @@ KNOWN_SCHEMAS: dict[str, int] = {
     "cuparity.results": 1,
     "cuparity.latency": 2,
     "cuparity.compare": 1,
+    "cuparity.faults": 1,
 }
 
 # What a run without summary.json shows instead of a verdict: the C++ judge gives verdicts.

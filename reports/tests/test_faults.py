@@ -1,0 +1,59 @@
+"""`faults` renders `cuparity faults`' cuparity.faults/1 as the command judged it; bad input is exit 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES
+from cuparity_reports.cli import main
+
+FAULTS = FIXTURES / "faults-sim.json"
+
+
+def test_page_shows_totals_misses_and_every_trial(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "faults.html"
+    assert main(["faults", str(FAULTS), "--output", str(out)]) == 0
+    assert "1 of 21 trials not caught" in capsys.readouterr().out
+    page = out.read_text()
+    assert 'id="faults-totals"' in page and "corrupt (both paths)" in page
+    # The one trial no case caught is listed, and marked in the table.
+    assert "cuDeviceGetUuid_v2:corrupt" in page.split('id="faults-missed"')[1].split("</ul>")[0]
+    assert page.count("not caught</td>") == 1
+    # Catching cases: the first four shown, all in the title.
+    assert "and " in page and "more</td>" in page
+    assert "cuCtxCreate_v4" in page.split('id="faults-unbound"')[1]
+    assert "cuStreamSynchronize_ptsz:corrupt" in page  # a fault that does not apply, listed
+
+
+def test_text_from_the_file_is_escaped(tmp_path: Path) -> None:
+    data = json.loads(FAULTS.read_text())
+    data["trials"][0]["note"] = "<script>alert(1)</script>"
+    data["trials"][0]["caught"] = False
+    src = tmp_path / "f.json"
+    src.write_text(json.dumps(data))
+    out = tmp_path / "f.html"
+    assert main(["faults", str(src), "--output", str(out)]) == 0
+    page = out.read_text()
+    assert "<script>alert" not in page and "&lt;script&gt;" in page
+
+
+@pytest.mark.parametrize("change, member", [
+    (lambda d: d.update(schema="cuparity.summary/1"), "schema"),
+    (lambda d: d.pop("totals"), "totals"),
+    (lambda d: d["trials"][2].update(caught="yes"), "trials[2].caught"),
+    (lambda d: d["totals"]["corrupt (both paths)"].update(caught=9), "caught"),
+    (lambda d: d.update(unbound="all"), "unbound"),
+])
+def test_garbled_input_is_exit_2_naming_the_member(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                   change, member: str) -> None:
+    data = json.loads(FAULTS.read_text())
+    change(data)
+    src = tmp_path / "bad.json"
+    src.write_text(json.dumps(data))
+    assert main(["faults", str(src), "--output", str(tmp_path / "x.html")]) == 2
+    err = capsys.readouterr().err
+    assert str(src) in err and member in err
+    assert not (tmp_path / "x.html").exists()
