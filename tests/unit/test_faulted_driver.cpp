@@ -4,7 +4,7 @@
 #include "harness/config/env_vars.hpp"
 #include "harness/driver/driver_text.hpp"
 #include "harness/protocol/exit_codes.hpp"
-#include "test_support.hpp"
+#include "run_support.hpp"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -19,26 +19,19 @@ using json = nlohmann::json;
 namespace {
 
 std::string scratch(const std::string &name) {
-  auto dir = fs::temp_directory_path() / "cuparity-faulted-tests" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
+  return test::fresh_dir("cuparity-faulted-tests", name);
 }
 
 std::string write(const std::string &path, const std::string &text) {
-  std::ofstream(path) << text;
-  return path;
+  return test::write_file(path, text);
 }
 
 test::vars sim_env(test::vars v = {}) {
-  v.try_emplace(var::driver, CUPARITY_SIMDRIVER);
-  return v;
+  return test::with_sim_driver(std::move(v));
 }
 
 json summary_of(const std::string &dir) {
-  std::ifstream in(dir + "/summary.json");
-  REQUIRE(in);
-  return json::parse(in);
+  return test::read_summary_json(dir);
 }
 
 /// "kind case" of every problem of a summary.

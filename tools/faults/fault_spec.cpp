@@ -113,6 +113,14 @@ std::string parse_fault(std::string_view item, fault_spec &out) {
   return parse_kind(kind, eq != std::string_view::npos, value, out);
 }
 
+std::string fault_item_support(std::string_view item, const support_check &supported) {
+  fault_spec spec;
+  std::string why = parse_fault(item, spec);
+  if (why.empty() && supported)
+    why = supported(spec);
+  return why;
+}
+
 std::vector<fault_spec> parse_fault_list(std::string_view text, std::string_view variable,
                                          const warning_sink &warn, const support_check &supported) {
   std::vector<fault_spec> out;

@@ -45,6 +45,10 @@ using warning_sink = std::function<void(const std::string &)>;
 /// Parses one item; returns the reason when it is malformed ("" when `out` was filled).
 [[nodiscard]] std::string parse_fault(std::string_view item, fault_spec &out);
 
+/// Why one item does not apply to a library: malformed, or refused by `supported`; "" when it
+/// applies. What a library's cuparity_fault_support answers (tools that plan fault trials).
+[[nodiscard]] std::string fault_item_support(std::string_view item, const support_check &supported);
+
 /// Parses a `;`-separated list read from the variable `variable`. A malformed or unsupported item
 /// is reported through `warn`, naming the variable and the item, and left out: a typo in a fault
 /// list must never stop the process that reads it.

@@ -73,9 +73,6 @@ void corrupt_byte(void *p) {
 extern "C" __attribute__((visibility("default"))) const char *
 cuparity_fault_support(const char *item) {
   static thread_local std::string why;
-  cuparity::faults::fault_spec spec;
-  why = cuparity::faults::parse_fault(item ? item : "", spec);
-  if (why.empty())
-    why = cuparity::sim::fault_support(spec);
+  why = cuparity::faults::fault_item_support(item ? item : "", cuparity::sim::fault_support);
   return why.empty() ? nullptr : why.c_str();
 }
