@@ -61,8 +61,13 @@ void sizes_pattern(case_context &ctx) {
     if (size <= 4096) { // the memset alone, before the markers cover its first and last byte
       std::vector<unsigned char> set(size);
       d.cuMemcpyDtoH(set.data(), buf.get(), size);
-      ctx.expect(std::all_of(set.begin(), set.end(), [](unsigned char b) { return b == 0xA5; }),
-                 "cuMemsetD8 of " + std::to_string(size) + " bytes left a byte other than 0xA5");
+      const auto wrong =
+          std::find_if(set.begin(), set.end(), [](unsigned char b) { return b != 0xA5; });
+      // What was written and what was read, not whom to blame: the memset or the copy back.
+      ctx.expect(wrong == set.end(), "after cuMemsetD8 of " + std::to_string(size) +
+                                         " bytes to 0xA5, byte " +
+                                         std::to_string(wrong - set.begin()) + " read back is " +
+                                         (wrong == set.end() ? std::string() : hex_byte(*wrong)));
     }
     // Write a marker at both ends so an allocation shorter than asked shows.
     unsigned char ends[2] = {0x11, 0x7E};
