@@ -244,6 +244,10 @@ class chaos:
         diffs = summary_fields.differences(self.normalised(out), expected)
         if diffs:
             self.fail(run, f"{len(diffs)} differences from the uninterrupted run: {diffs[:5]}")
+            for r in records(results):  # what went wrong, where: the kept folder may be gone (CI)
+                if r.get("type") == "case" and r.get("outcome") not in ("pass", "not_supported"):
+                    print(f"    {r.get('cell')} {r.get('case')}: {r.get('outcome')}: "
+                          f"{str(r.get('message', ''))[:400]}", flush=True)
         # Every cell's binding map covers the whole entry table, resumed or not (a resumed cell
         # that mapped only the entries of the cases left made compare report changes).
         maps = {r.get("cell"): frozenset(b.get("entry") for b in r.get("map", []))

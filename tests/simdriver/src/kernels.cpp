@@ -55,12 +55,16 @@ void spin_write(const launch_dims &, void *const *args) {
   *arg<unsigned int *>(args, 1) = arg<unsigned int>(args, 2);
 }
 
-// Raises *raise, waits up to timeout for *await, stores whether it came (basic.cu's meet). The
-// flags live in shared memory that kernels on other stream workers (or processes) touch at once.
-// A wait lasts at least 100 ms: the second "kernel" is a stream worker thread, which a two-core CI
-// host running tests beside a whole matrix can leave unscheduled for longer than a GPU lags a
-// launch (cases ask for 50 ms).
+// Raises *raise, waits for *await, stores whether it came (basic.cu's meet). The flags live in
+// shared memory that kernels on other stream workers touch at once. On a GPU the other kernel
+// starts within microseconds when it can start at all; here it is a stream worker thread, which
+// a two-core CI host running tests beside a whole matrix can leave unscheduled for longer than
+// any fixed timeout (a chaos run once lost a per-thread cell's meeting that way). So the timeout
+// counts only the time in which the process is stalled (host_stalled: the host waits and nothing
+// else can run, i.e. the other kernel is held back by stream semantics), at least 100 ms of it;
+// a host that never waits ends the wait after 30 s.
 void meet(const launch_dims &, void *const *args) {
+  using clock = std::chrono::steady_clock;
   auto *raise = arg<unsigned int *>(args, 0);
   auto *await = arg<unsigned int *>(args, 1);
   const auto timeout = std::max(std::chrono::nanoseconds(arg<unsigned long long>(args, 2)),
@@ -70,10 +74,18 @@ void meet(const launch_dims &, void *const *args) {
     std::atomic_ref<unsigned int>(*raise).store(1);
   unsigned int seen = 0;
   if (await != nullptr) {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = clock::now();
+    auto last = start;
+    clock::duration stalled{};
     std::atomic_ref<unsigned int> flag(*await);
-    while ((seen = flag.load()) == 0 && std::chrono::steady_clock::now() - start < timeout)
+    while ((seen = flag.load()) == 0 && stalled < timeout &&
+           last - start < std::chrono::seconds(30)) {
       std::this_thread::sleep_for(std::chrono::microseconds(100));
+      const auto now = clock::now();
+      if (host_stalled())
+        stalled += now - last;
+      last = now;
+    }
   }
   if (saw != nullptr)
     *saw = seen != 0 ? 1u : 0u;

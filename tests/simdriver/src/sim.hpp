@@ -193,6 +193,10 @@ std::shared_ptr<event_state> find_event(CUevent e);
 void wait_event(const std::shared_ptr<event_state> &e, std::uint64_t gen);
 // Wakes everything waiting on stream progress (after an event completes, for instance).
 void notify_progress();
+// Whether this process can make no progress without the one running operation: a host thread
+// waits in a synchronising call, no other operation runs, and nothing queued is ready to run.
+// The meeting kernel's clock runs only then (kernels.cpp).
+bool host_stalled();
 std::int64_t now_ns();
 
 // ---- memory (memory.cpp)

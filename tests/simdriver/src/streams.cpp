@@ -11,6 +11,10 @@ struct scheduler {
   std::condition_variable cv;
   // Handle registry of created streams (handles are the stream object's address).
   std::unordered_map<stream *, std::shared_ptr<stream>> live;
+  // Every stream that has a worker (created, legacy and per-thread ones), for host_stalled().
+  std::vector<std::weak_ptr<stream>> worked;
+  int host_waiters = 0; // host threads blocked in a synchronising call
+  int running = 0;      // operations a worker is running now
 };
 
 // Immortal: detached workers keep waiting on it while the process exits.
@@ -65,6 +69,15 @@ bool inline_ok_locked(const std::shared_ptr<stream> &s) {
   return true;
 }
 
+// Counts a host thread as blocked in a synchronising call while it lives (scheduler mutex held).
+class host_wait {
+public:
+  host_wait() { ++sched().host_waiters; }
+  ~host_wait() { --sched().host_waiters; }
+  host_wait(const host_wait &) = delete;
+  host_wait &operator=(const host_wait &) = delete;
+};
+
 void remove_from_context(const std::shared_ptr<stream> &s) {
   auto &v = s->ctx->streams;
   std::erase(v, s);
@@ -94,10 +107,12 @@ void worker_main(std::shared_ptr<stream> s) {
     }
     stream_op op = std::move(s->queue.front());
     s->queue.pop_front();
+    ++S.running;
     lock.unlock();
     op.run();
     op = stream_op{}; // drop captures (and the references they hold) outside the lock
     lock.lock();
+    --S.running;
     ++s->completed;
     S.cv.notify_all();
   }
@@ -120,6 +135,8 @@ std::uint64_t enqueue_locked(const std::shared_ptr<stream> &s, std::function<voi
   ++s->enqueued;
   if (!s->worker_started) {
     s->worker_started = true;
+    std::erase_if(sched().worked, [](const std::weak_ptr<stream> &w) { return w.expired(); });
+    sched().worked.push_back(s);
     std::thread(worker_main, s).detach();
   }
   sched().cv.notify_all();
@@ -235,6 +252,7 @@ void run_synchronously(const std::shared_ptr<stream> &s, const std::function<voi
     return;
   }
   const std::uint64_t seq = enqueue_locked(s, run, {});
+  const host_wait waiting;
   S.cv.wait(lock, [&] { return s->completed >= seq; });
 }
 
@@ -247,6 +265,7 @@ void wait_stream(const std::shared_ptr<stream> &s) {
   // carries exactly those dependencies.
   const std::uint64_t target =
       s->what == stream::kind::legacy ? enqueue_locked(s, [] {}, {}) : s->enqueued;
+  const host_wait waiting;
   S.cv.wait(lock, [&] { return s->completed >= target; });
 }
 
@@ -268,6 +287,7 @@ void synchronize_context(context *c) {
   for (const auto &[tid, s] : c->per_thread)
     add(s);
   add(c->legacy);
+  const host_wait waiting;
   S.cv.wait(lock, [&] {
     for (const auto &[s, seq] : targets)
       if (s->completed < seq)
@@ -299,12 +319,30 @@ void drop_context_streams(context *c) {
 void wait_event(const std::shared_ptr<event_state> &e, std::uint64_t gen) {
   scheduler &S = sched();
   std::unique_lock lock(S.mu);
+  const host_wait waiting;
   while (e->completed->load(std::memory_order_acquire) < gen) {
     if (e->external)
       S.cv.wait_for(lock, external_poll);
     else
       S.cv.wait(lock);
   }
+}
+
+bool host_stalled() {
+  scheduler &S = sched();
+  std::lock_guard lock(S.mu);
+  if (S.host_waiters == 0 || S.running > 1)
+    return false;
+  for (const auto &w : S.worked) {
+    const std::shared_ptr<stream> s = w.lock();
+    bool external = false;
+    // Ready to run: nothing of its own stream in flight (queues are in order) and no dependency
+    // left.
+    if (s && !s->queue.empty() && s->enqueued - s->completed == s->queue.size() &&
+        deps_ready(s->queue.front(), external))
+      return false;
+  }
+  return true;
 }
 
 void notify_progress() {
