@@ -19,6 +19,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <fcntl.h>
+#include <iostream>
 #include <memory>
 
 namespace cuparity::cli {
@@ -41,6 +43,9 @@ bool run_one(const scheduled_case &sc, driver &d, const session &sess, cell_fact
              gpu_lock &lock, const event_stream &events) {
   const case_def &c = *sc.def;
   const auto asked = std::chrono::steady_clock::now();
+  // The wait can last as long as another cell's start or case (a driver stuck in cuInit): the
+  // runner then stops this cell's between-cases clock, so only the stuck one times out.
+  events.write(make_event(event_kind::lock_wait, {{"case", c.id}}));
   lock.acquire(c.exclusive);
   const double waited = ms_since(asked);
   events.write(make_event(event_kind::case_start, {{"case", c.id}}));
@@ -62,6 +67,11 @@ bool run_one(const scheduled_case &sc, driver &d, const session &sess, cell_fact
 }
 
 int run_cell(const cell_options &opt) {
+  if (fcntl(opt.events_fd, F_GETFD) < 0) { // events written nowhere would be a silent run
+    std::cerr << "cuparity cell: --events-fd " << opt.events_fd
+              << ": not an open file descriptor\n";
+    return exit_code::bad_input;
+  }
   const event_stream events(opt.events_fd);
   // A process's driver start (cuInit, the primary context: hundreds of MiB) and its teardown
   // change the device's free memory, so both hold the GPU lock shared: an exclusive case never

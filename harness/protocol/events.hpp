@@ -7,13 +7,15 @@
 
 namespace cuparity {
 
-// Every event name, once. A cell writes cell_start, then case_start/case_end per case, then
-// cell_end (or cell_error when it cannot start). A probe process writes cell_start, one probe per
-// series and round, one probe_pairs per probe and round (its series' block times side by side),
-// round_done after each round, and probe_error for a command it cannot parse. A cell's helper
-// server (`cuparity helper --serve`) writes cell_start, then one helper_result per request.
+// Every event name, once. A cell writes cell_start, then per case lock_wait (it waits for the
+// GPU lock), case_start and case_end, then cell_end (or cell_error when it cannot start). A probe
+// process writes cell_start, one probe per series and round, one probe_pairs per probe and round
+// (its series' block times side by side), round_done after each round, and probe_error for a
+// command it cannot parse. A cell's helper server (`cuparity helper --serve`) writes cell_start,
+// then one helper_result per request.
 #define CUPARITY_EVENTS(X)                                                                         \
   X(cell_start)                                                                                    \
+  X(lock_wait)                                                                                     \
   X(case_start)                                                                                    \
   X(case_end)                                                                                      \
   X(cell_end)                                                                                      \
@@ -21,7 +23,7 @@ namespace cuparity {
   X(probe)                                                                                         \
   X(probe_pairs)                                                                                   \
   X(probe_error)                                                                                   \
-  X(round_done)                                                                                     \
+  X(round_done)                                                                                    \
   X(helper_result)
 
 enum class event_kind {

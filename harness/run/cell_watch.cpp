@@ -22,6 +22,12 @@ using steady = std::chrono::steady_clock;
 constexpr auto startup_timeout = std::chrono::minutes(5);
 /// And this long from the end of one case to the start of the next.
 constexpr auto between_cases_timeout = std::chrono::seconds(120);
+/// Waiting for the GPU lock, a cell waits for other cells' starts and cases, each bounded by its
+/// own deadline (startup_timeout, the case's timeout), after which its process is killed and the
+/// lock released. So the waiter's bound is only a backstop, far above any of theirs: a healthy
+/// cell's exclusive cases must never time out for the sake of a cell stuck at its start (issue
+/// seen with cuInit delayed 150 s: the healthy cell was killed after 120 s of waiting).
+constexpr auto lock_wait_timeout = std::chrono::minutes(60);
 
 double ms_since(steady::time_point t) {
   return std::chrono::duration<double, std::milli>(steady::now() - t).count();
@@ -157,6 +163,8 @@ void cell_watch::on_event(const nlohmann::json &ev, const child_process &child, 
     append(record_type::cell_error,
            {{"kind", ev.value("kind", "")}, {"message", ev.value("message", "")}});
     a.cell_failed = true;
+  } else if (kind == event_kind::lock_wait) {
+    a.deadline = steady::now() + lock_wait_timeout;
   } else if (kind == event_kind::case_start) {
     a.current = ev.value("case", "");
     a.case_started = steady::now();

@@ -16,7 +16,7 @@ TEST_CASE("every event kind has one distinct name that parses back", "[protocol]
   names.insert(std::string(to_string(event_kind::name)));
   CUPARITY_EVENTS(CHECK_EVENT)
 #undef CHECK_EVENT
-  CHECK(names.size() == 10);
+  CHECK(names.size() == 11);
   CHECK_FALSE(parse_event_kind("case_ended"));
   CHECK(event_of(make_event(event_kind::case_end, {{"case", "a.b.c"}})) == event_kind::case_end);
   CHECK_FALSE(event_of(nlohmann::json{{"event", 5}}));
