@@ -3,9 +3,10 @@
 #include "harness/cli/commands.hpp"
 #include "harness/config/config.hpp"
 #include "harness/protocol/exit_codes.hpp"
+#include "harness/protocol/output_file.hpp"
+#include "harness/report/terminal_text.hpp"
 #include "harness/selection/map_audit.hpp"
 
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -46,23 +47,26 @@ nlohmann::json report_json(const captured_map &m, const map_audit_report &r) {
           {"findings", findings}};
 }
 
+/// Prints the audit; every text that comes from the map or the driver is escaped (a map's version
+/// holding ESC, BEL or a newline could otherwise forge a "PASSED" line on the console).
 void print_report(std::ostream &o, const captured_map &m, const map_audit_report &r) {
-  o << "audit of " << m.path << ": " << m.kind << " " << m.version << " against " << r.driver_path
-    << "\n  " << r.ptds.why << ": the package should bind "
+  const auto t = [](std::string_view s) { return terminal_text(s); };
+  o << "audit of " << t(m.path) << ": " << t(m.kind) << " " << t(m.version) << " against "
+    << t(r.driver_path) << "\n  " << t(r.ptds.why) << ": the package should bind "
     << (r.ptds.per_thread ? "per-thread" : "legacy") << " symbols\n";
   if (!r.audited) {
-    o << "NOT AUDITED: " << r.not_audited << "\n";
+    o << "NOT AUDITED: " << t(r.not_audited) << "\n";
     return;
   }
   for (const auto &n : r.notes)
-    o << "  note: " << n << "\n";
+    o << "  note: " << t(n) << "\n";
   std::vector<std::string> unknown;
   for (const auto &f : r.findings)
     if (f.kind == finding_kind::unknown)
       unknown.push_back(f.function);
     else if (f.kind != finding_kind::same)
       o << "  " << (f.kind == finding_kind::per_thread_wrong ? "MISMATCH" : to_string(f.kind))
-        << " " << f.message << "\n";
+        << " " << t(f.message) << "\n";
   // A package binds hundreds of functions cuparity has no entry for (cuda.bindings 13.3.1: 405 of
   // 504): one line for them all; --json lists each.
   if (!unknown.empty()) {
@@ -70,7 +74,7 @@ void print_report(std::ostream &o, const captured_map &m, const map_audit_report
     o << "  unknown: " << unknown.size() << (unknown.size() == 1 ? " function" : " functions")
       << " cuparity has no entry for, not checked:";
     for (std::size_t i = 0; i < unknown.size() && i < named; ++i)
-      o << (i ? ", " : " ") << unknown[i];
+      o << (i ? ", " : " ") << t(unknown[i]);
     if (unknown.size() > named)
       o << " and " << unknown.size() - named << " more (--json lists each)";
     o << "\n";
@@ -84,9 +88,17 @@ void print_report(std::ostream &o, const captured_map &m, const map_audit_report
 int run_audit(const audit_options &opt) {
   captured_map m;
   try {
+    if (!opt.json.empty()) {
+      // Refused before anything is read or written: the map and any existing --json stay intact.
+      check_output_file(opt.json, "--json");
+      refuse_same_file(opt.json, opt.map, "--json");
+    }
     m = read_captured_map(opt.map);
   } catch (const map_error &e) {
-    std::cerr << "cuparity audit: --map " << e.what() << "\n";
+    std::cerr << "cuparity audit: --map " << terminal_text(e.what()) << "\n";
+    return exit_code::bad_input;
+  } catch (const bad_input_error &e) {
+    std::cerr << "cuparity audit: " << terminal_text(e.what()) << "\n";
     return exit_code::bad_input;
   }
   const settings s = read_settings(process_environment(), executable_dir());
@@ -94,15 +106,20 @@ int run_audit(const audit_options &opt) {
   try {
     lib = driver_library::open(s.driver_path);
   } catch (const driver_load_error &e) {
-    std::cerr << "cuparity audit: " << e.what() << "\n";
+    std::cerr << "cuparity audit: " << terminal_text(e.what()) << "\n";
     return exit_code::environment;
   }
   const map_audit_report r = audit_captured_map(m, *lib);
   print_report(std::cout, m, r);
   if (!opt.json.empty()) {
-    std::ofstream out(opt.json);
-    if (!(out << report_json(m, r).dump(2) << "\n")) {
-      std::cerr << "cuparity audit: --json: cannot write " << opt.json << "\n";
+    try {
+      // A map's name or members need not be UTF-8: replaced, never a throw mid-write.
+      write_output_file(
+          opt.json,
+          report_json(m, r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+          "--json");
+    } catch (const bad_input_error &e) {
+      std::cerr << "cuparity audit: " << terminal_text(e.what()) << "\n";
       return exit_code::bad_input;
     }
   }

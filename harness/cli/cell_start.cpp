@@ -4,6 +4,7 @@
 #include "harness/config/config.hpp"
 #include "harness/config/config_json.hpp"
 #include "harness/driver/device_facts.hpp"
+#include "harness/driver/driver_error.hpp"
 #include "harness/driver/driver_json.hpp"
 #include "harness/protocol/events.hpp"
 #include "harness/protocol/exit_codes.hpp"
@@ -87,6 +88,16 @@ started_process start_process(const event_stream &events, const char *command, s
     if (before_start)
       before_start(d, p);
     events.write(cell_start_event(p, d));
+  } catch (const driver_error &e) {
+    // A function the process needs to start that the binding under test does not bind (a map
+    // without cuInit, cuDeviceGet or cuDevicePrimaryCtxRetain, or with no entries at all): the
+    // configuration cannot be used, whichever way the calls are made. One named cell error.
+    if (!e.not_bound() && calls == startup_calls::tolerant)
+      throw;
+    p.exit_code = e.not_bound()
+                      ? fail_start(events, command, "config", e.what(), exit_code::bad_input)
+                      : fail_start(events, command, "driver", e.what(), exit_code::environment);
+    p.sess.reset();
   } catch (const std::exception &e) {
     if (calls == startup_calls::tolerant)
       throw; // nothing here is checked; what throws is no driver refusal

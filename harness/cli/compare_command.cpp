@@ -4,10 +4,11 @@
 #include "harness/matrix/known_changes.hpp"
 #include "harness/matrix/limits.hpp"
 #include "harness/protocol/exit_codes.hpp"
+#include "harness/protocol/output_file.hpp"
 #include "harness/report/run_comparison.hpp"
 #include "harness/run/plan.hpp"
 
-#include <fstream>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -45,26 +46,33 @@ bool judging_settings(const compare_options &opt, latency_settings &out,
   return true;
 }
 
-/// Writes the JSON to `target` ("-" is stdout); false (reported) when the file cannot be written.
-bool write_json(const run_comparison &c, const std::string &target) {
+/// The files a comparison reads from run `path` (a run directory or its summary.json).
+std::vector<std::string> inputs_of(const std::string &path) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec))
+    return {path};
+  return {path + "/summary.json", path + "/results.jsonl"};
+}
+
+/// Writes the JSON to `target` ("-" is stdout). Throws bad_input_error for a target that is not a
+/// regular file or is one of the runs' files.
+void write_json(const run_comparison &c, const compare_options &opt) {
   const auto text = compare_json(c).dump(2) + "\n";
-  if (target == "-") {
+  if (opt.json == "-") {
     std::cout << text << std::flush;
-    return true;
+    return;
   }
-  std::ofstream out(target);
-  out << text;
-  out.close();
-  if (!out) {
-    std::cerr << "cuparity compare: --json " << target << ": cannot be written\n";
-    return false;
-  }
-  return true;
+  for (const auto &run : {opt.a, opt.b})
+    for (const auto &in : inputs_of(run))
+      refuse_same_file(opt.json, in, "--json");
+  write_output_file(opt.json, text, "--json");
 }
 
 int compare(const compare_options &opt) {
   run_comparison c;
   try {
+    if (!opt.json.empty() && opt.json != "-")
+      check_output_file(opt.json, "--json"); // before the work, and before anything is written
     const auto a = read_recorded_run(opt.a);
     const auto b = read_recorded_run(opt.b);
     // Without --matrix, the thresholds run B recorded (what its own verdicts used), else the
@@ -77,9 +85,18 @@ int compare(const compare_options &opt) {
   } catch (const summary_input_error &e) {
     std::cerr << "cuparity compare: " << e.what() << "\n";
     return exit_code::bad_input;
-  }
-  if (!opt.json.empty() && !write_json(c, opt.json))
+  } catch (const bad_input_error &e) {
+    std::cerr << "cuparity compare: " << e.what() << "\n";
     return exit_code::bad_input;
+  }
+  if (!opt.json.empty()) {
+    try {
+      write_json(c, opt);
+    } catch (const bad_input_error &e) {
+      std::cerr << "cuparity compare: " << e.what() << "\n";
+      return exit_code::bad_input;
+    }
+  }
   if (opt.json != "-")
     print_compare(std::cout, c);
   return compare_exit_code(c);

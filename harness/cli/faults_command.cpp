@@ -4,14 +4,15 @@
 #include "harness/config/config.hpp"
 #include "harness/config/env_vars.hpp"
 #include "harness/protocol/exit_codes.hpp"
+#include "harness/protocol/output_file.hpp"
 #include "harness/run/fault_coverage.hpp"
 #include "harness/suite/case_registry.hpp"
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 namespace cuparity::cli {
 namespace {
@@ -67,9 +68,10 @@ int run_faults(faults_options opt) {
     std::cerr << "cuparity faults: " << e.what() << "\n";
     return exit_code::bad_input;
   }
-  std::ofstream(c.out + "/faults.json") << fault_coverage_json(result).dump(2) << "\n";
-  std::ofstream md(c.out + "/faults.md");
+  std::ostringstream md;
   print_fault_table(md, result);
+  write_output_file(c.out + "/faults.json", fault_coverage_json(result).dump(2) + "\n");
+  write_output_file(c.out + "/faults.md", md.str());
   std::size_t missed = 0;
   for (const auto &t : result.trials)
     missed += t.caught ? 0 : 1;

@@ -4,6 +4,8 @@
 #include "harness/config/env_vars.hpp"
 #include "harness/platform/parent_death.hpp"
 #include "harness/protocol/exit_codes.hpp"
+#include "harness/protocol/input_file.hpp"
+#include "harness/report/terminal_text.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -66,8 +68,12 @@ int main(int argc, char **argv) {
   // a run or a merge still owes (a driver that throws at start is what validation must survive).
   try {
     return run();
+  } catch (const cuparity::bad_input_error &e) {
+    // A file or path the user named (it is in the message): bad input, not the environment.
+    std::cerr << "cuparity: " << cuparity::terminal_text(e.what()) << "\n";
+    return cuparity::exit_code::bad_input;
   } catch (const std::exception &e) {
-    std::cerr << "cuparity: cannot go on: " << e.what() << "\n";
+    std::cerr << "cuparity: cannot go on: " << cuparity::terminal_text(e.what()) << "\n";
   } catch (...) {
     std::cerr << "cuparity: cannot go on: an unknown exception\n";
   }

@@ -11,6 +11,7 @@
 #include "harness/suite/probe_registry.hpp"
 #include "harness/suite/probe_runner.hpp"
 
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <iostream>
 #include <memory>
@@ -105,7 +106,21 @@ void serve_rounds(const probe_runner &runner, const event_stream &events) {
   }
 }
 
+/// Why the options cannot be used ("" when they can), before the driver is opened.
+std::string probe_options_problem(const probe_process_options &opt) {
+  for (const auto &g : opt.probes)
+    if (!probe_registry::instance().matches_any(g))
+      return "--probe " + g + ": names no probe (see `cuparity probe --list`)";
+  if (fcntl(opt.events_fd, F_GETFD) < 0)
+    return "--events-fd " + std::to_string(opt.events_fd) + ": not an open file descriptor";
+  return {};
+}
+
 int run_probe_process(const probe_process_options &opt) {
+  if (const std::string why = probe_options_problem(opt); !why.empty()) {
+    std::cerr << "cuparity probe: " << why << "\n";
+    return exit_code::bad_input;
+  }
   pin_cpu(opt.cpu);
   const event_stream events(opt.events_fd);
   std::optional<probe_env> env;

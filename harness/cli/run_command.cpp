@@ -139,6 +139,9 @@ void add_merge_subcommand(CLI::App &app, action &run_action, const std::vector<s
                     "Judge only these cases (as `run --case`; default: the matrix's selection)");
   merge->add_option("--cell", mg->scope.cells,
                     "Judge only these cells (as `run --cell`; default: every cell)");
+  merge->add_flag("--force", mg->scope.force,
+                  "An --out holding another run: move its results.jsonl, summary.json and "
+                  "junit.xml aside (*.bak) instead of refusing");
   merge->callback([mg, &run_action, argv] {
     run_action = [mg, argv] {
       std::optional<std::string> b, lb;

@@ -75,7 +75,7 @@ rules rules_of(record_type t) {
             {"same_address", k::boolean, optional},
             {"block_iterations", k::number, optional},
             {"per_call_ns", k::object, optional},
-            {"other_missing", k::boolean, optional}};
+            {"other_missing", k::string, optional}}; // why the other series is absent
   case record_type::latency_cell:
     return {{"cell", k::string}, {"config", k::object}};
   case record_type::latency_error:

@@ -1,6 +1,7 @@
 // Append-only JSON-lines results with crash-tolerant reading.
 #include "harness/protocol/results.hpp"
 
+#include "harness/protocol/input_file.hpp"
 #include "harness/protocol/json_input.hpp"
 #include "harness/protocol/record_schema.hpp"
 
@@ -70,9 +71,9 @@ nlohmann::json parse_record(const std::string &path, int line_no, const std::str
   const std::string where = path + ":" + std::to_string(line_no) + ": ";
   nlohmann::json record;
   try {
-    record = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::exception &e) {
-    throw std::runtime_error(where + "not a JSON record: " + e.what());
+    record = parse_json_input(line, "record");
+  } catch (const bad_input_error &e) {
+    throw std::runtime_error(where + "not a JSON record: " + std::string(e.what()).substr(8));
   }
   try {
     check_record(record);

@@ -1,12 +1,10 @@
 // The list of writers a run uses, and writing through all of them.
 #include "harness/report/output_writer.hpp"
 
+#include "harness/protocol/output_file.hpp"
 #include "harness/report/console_writer.hpp"
 #include "harness/report/junit_writer.hpp"
 #include "harness/report/summary_json_writer.hpp"
-
-#include <fstream>
-#include <stdexcept>
 
 namespace cuparity {
 
@@ -19,11 +17,8 @@ output_writer_list standard_writers(const std::string &out_dir, std::ostream &co
 }
 
 void file_writer::write(const run_outputs &run) {
-  const std::string content = text(run);
-  std::ofstream out(m_path);
-  if (!out)
-    throw std::runtime_error("cannot write " + m_path);
-  out << content;
+  // Whole or not at all, and never over a link, device or FIFO (harness/protocol/output_file.hpp).
+  write_output_file(m_path, text(run));
 }
 
 void write_all(const output_writer_list &writers, const run_outputs &run) {

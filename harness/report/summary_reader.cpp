@@ -1,6 +1,7 @@
 // Reading summary.json back: one function per section, every member checked where it is read.
 #include "harness/report/summary_reader.hpp"
 
+#include "harness/protocol/input_file.hpp"
 #include "harness/protocol/json_input.hpp"
 #include "harness/protocol/results.hpp"
 #include "harness/report/summary.hpp"
@@ -61,7 +62,22 @@ run_header read_header(const json &s, const std::string &source) {
   run_header h;
   h.source = source;
   h.verdict = member(s, "", "verdict", json_kind::string).get<std::string>();
-  h.exit_code = member(s, "", "exit_code", json_kind::number).get<int>();
+  // The names verdict_name() writes (harness/report/summary.hpp).
+  if (h.verdict != "environment" && h.verdict != "incomplete" && h.verdict != "failed" &&
+      h.verdict != "equivalent")
+    throw json_input_error("verdict", "'" + h.verdict +
+                                          "' is no verdict (environment, incomplete, failed, "
+                                          "equivalent)");
+  if (const auto *counts = optional_member(s, "", "counts", json_kind::object))
+    for (const auto &[name, n] : counts->items())
+      if (!n.is_number_integer() || n.get<long long>() < 0)
+        throw json_input_error(member_path("counts", name),
+                               "expected a count (0, 1, ...), found " + n.dump());
+  const json &code = member(s, "", "exit_code", json_kind::number);
+  // get<int>() of 1e300 is -2147483648: an exit code is a whole number a process can return.
+  if (!code.is_number_integer() || code.get<long long>() < 0 || code.get<long long>() > 255)
+    throw json_input_error("exit_code", "expected an exit code (0-255), found " + code.dump());
+  h.exit_code = code.get<int>();
   h.started = optional_string(s, "", "started");
   if (const auto *p = optional_member(s, "", "provenance", json_kind::object)) {
     h.git_revision = optional_string(*p, "provenance", "git_revision");
@@ -152,14 +168,12 @@ recorded_run read_recorded_run(const std::string &path) {
                                 "no summary.json in this run directory (a run without one: "
                                 "`cuparity merge MATRIX DIR -o DIR` writes it from results.jsonl)");
   }
-  std::ifstream in(file);
-  if (!in)
-    throw summary_input_error(file, "", "cannot be read");
   json j;
   try {
-    j = json::parse(in);
-  } catch (const json::parse_error &e) {
-    throw summary_input_error(file, "", std::string("not valid JSON (") + e.what() + ")");
+    j = read_json_file(file);
+  } catch (const bad_input_error &e) {
+    // what() names the file already: "<file>: <problem>".
+    throw summary_input_error(file, "", std::string(e.what()).substr(file.size() + 2));
   }
   recorded_run run = recorded_run_from_json(j, file);
   run.results_path = (fs::path(file).parent_path() / "results.jsonl").string();

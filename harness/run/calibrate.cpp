@@ -7,13 +7,16 @@
 #include "harness/latency/latency_phase.hpp"
 #include "harness/platform/self_exe.hpp"
 #include "harness/protocol/exit_codes.hpp"
+#include "harness/protocol/output_file.hpp"
 #include "harness/protocol/records.hpp"
+#include "harness/suite/probe_registry.hpp"
 
 #include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <iostream>
 #include <ostream>
 #include <sstream>
 
@@ -124,6 +127,13 @@ void print_row(std::ostream &out, const delay_cell &d, const json *p) {
 std::string check_options(const calibrate_options &o, const std::string &shim) {
   if (o.out_dir.empty())
     return "--out: a directory is needed for calibrate.json and the probe results";
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(o.out_dir, ec)) && !fs::is_directory(o.out_dir, ec))
+    return "--out " + o.out_dir +
+           ": not a directory; calibrate writes calibrate.json and the "
+           "probe results into one";
+  if (!probe_registry::instance().matches_any(o.probe))
+    return "--probe " + o.probe + ": names no probe (see `cuparity probe --list`)";
   if (!fs::is_regular_file(shim))
     return "--shim: " + shim + " is not a file (build the fault shim, or name it with --shim)";
   if (o.delays_pct.empty())
@@ -173,7 +183,7 @@ int calibrate(const calibrate_options &o, std::ostream &out) {
   const std::string shim =
       o.shim.empty() ? companion_library(executable_dir(), "libcuparity_fault_shim.so") : o.shim;
   if (const std::string why = check_options(o, shim); !why.empty()) {
-    out << "cuparity calibrate: " << why << "\n";
+    std::cerr << "cuparity calibrate: " << why << "\n";
     return exit_code::bad_input;
   }
   fs::create_directories(o.out_dir + "/logs");
@@ -223,7 +233,7 @@ int calibrate(const calibrate_options &o, std::ostream &out) {
                        {"rows", rows},
                        {"smallest", smallest},
                        {"aa_clean", aa_clean}};
-  std::ofstream(o.out_dir + "/calibrate.json") << report.dump(2) << "\n";
+  write_output_file(o.out_dir + "/calibrate.json", report.dump(2) + "\n");
   return aa_clean && largest_seen ? exit_code::ok : exit_code::failures;
 }
 

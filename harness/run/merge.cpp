@@ -2,7 +2,9 @@
 #include "harness/run/merge.hpp"
 
 #include "harness/protocol/exit_codes.hpp"
+#include "harness/protocol/output_file.hpp"
 #include "harness/protocol/records.hpp"
+#include "harness/run/out_dir.hpp"
 #include "harness/run/out_lock.hpp"
 #include "harness/run/outputs.hpp"
 #include "harness/run/plan.hpp"
@@ -10,7 +12,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -58,15 +59,63 @@ run_facts facts_of(const matrix &m, const recorded_results &recorded) {
   return facts;
 }
 
+bool same_dir(const std::string &a, const std::string &b) {
+  std::error_code ec;
+  return fs::equivalent(a, b, ec);
+}
+
+/// Why the result directories or --out cannot be used, before anything is written (empty: fine).
+std::string merge_dirs_problem(const std::vector<std::string> &dirs, const std::string &out) {
+  if (out.empty())
+    return "--out: an empty path; name the directory to write";
+  std::error_code ec;
+  for (const auto &d : dirs) {
+    if (!fs::is_directory(d, ec))
+      return d + ": " + (fs::exists(d, ec) ? "not a directory" : "no such directory") +
+             "; name the result directory of each shard";
+    const fs::path results = fs::path(d) / "results.jsonl";
+    if (!fs::exists(fs::symlink_status(results, ec)))
+      return d + ": holds no results.jsonl; is it the result directory of a run?";
+    if (!fs::is_regular_file(results, ec))
+      return results.string() + ": not a regular file (a FIFO, device or directory)";
+  }
+  if (fs::exists(out, ec) && !fs::is_directory(out, ec))
+    return "--out " + out + ": not a directory";
+  if (dirs.size() > 1)
+    for (const auto &d : dirs)
+      if (same_dir(d, out))
+        return "--out " + out + " is one of the shards; the merged results.jsonl would replace " +
+               "that shard's own: name another directory";
+  return {};
+}
+
+/// --out, locked: a directory that holds another run (not the one re-summarised) is refused
+/// unless --force, which moves that run's files aside first.
+void claim_out_dir(const std::vector<std::string> &dirs, const std::string &out, bool force) {
+  if (dirs.size() == 1 && same_dir(dirs[0], out))
+    return; // re-summarising one run in place: its summary is this run's to rewrite
+  std::error_code ec;
+  for (const char *file : {"results.jsonl", "summary.json", "junit.xml"})
+    if (fs::exists(fs::symlink_status(fs::path(out) / file, ec))) {
+      if (!force)
+        throw std::runtime_error("--out " + out + " holds another run (" + file +
+                                 "); name an empty directory, or --force to move its files "
+                                 "aside");
+      set_aside_run_files(out, "merge");
+      return;
+    }
+}
+
 /// Merged shards get one results.jsonl too, so the merged directory reads like a single run.
 void write_merged_results(const std::vector<std::string> &result_dirs, const std::string &out_dir,
                           const std::vector<nlohmann::json> &records) {
   if (result_dirs.size() == 1 &&
       fs::weakly_canonical(result_dirs[0]) == fs::weakly_canonical(out_dir))
     return;
-  std::ofstream merged(out_dir + "/results.jsonl");
+  std::string text;
   for (const auto &r : records)
-    merged << r.dump() << "\n";
+    text += r.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  write_output_file(out_dir + "/results.jsonl", text);
 }
 
 } // namespace
@@ -77,9 +126,11 @@ int summarize_results(const std::string &matrix_path, const std::vector<std::str
                       const std::optional<std::string> &latency_baseline,
                       const merge_scope &scope) {
   auto bad = [](const std::string &message) {
-    std::cerr << "cuparity: " << message << "\n";
+    std::cerr << "cuparity merge: " << message << "\n";
     return exit_code::bad_input;
   };
+  if (const std::string problem = merge_dirs_problem(result_dirs, out_dir); !problem.empty())
+    return bad(problem);
   nlohmann::json latency_base;
   try {
     if (latency_baseline)
@@ -101,6 +152,7 @@ int summarize_results(const std::string &matrix_path, const std::vector<std::str
   try {
     lock = std::make_unique<out_lock>(out_dir);
     recorded = read_all(result_dirs);
+    claim_out_dir(result_dirs, out_dir, scope.force);
     if (auto path = baseline_path ? baseline_path : loaded->baseline)
       baseline = read_baseline(*path);
     facts = facts_of(*loaded, recorded);

@@ -37,20 +37,6 @@ std::string backup_name(const std::string &path) {
   return name;
 }
 
-void set_aside(const std::string &dir) {
-  for (const char *file : {"results.jsonl", "summary.json", "junit.xml"}) {
-    const std::string path = dir + "/" + file;
-    if (!holds(path))
-      continue;
-    const std::string kept = backup_name(path);
-    std::error_code ec;
-    fs::rename(path, kept, ec);
-    if (ec)
-      refuse("--force: cannot move " + path + " aside: " + ec.message());
-    std::cerr << "cuparity run: --force: previous " << file << " kept as " << kept << "\n";
-  }
-}
-
 /// The resumed results must come from this very plan.
 void check_resumable(const std::string &path, const std::vector<nlohmann::json> &previous,
                      const nlohmann::json &plan) {
@@ -91,6 +77,21 @@ bool has_results(const std::string &path) {
 
 } // namespace
 
+void set_aside_run_files(const std::string &dir, const std::string &command) {
+  for (const char *file : {"results.jsonl", "summary.json", "junit.xml"}) {
+    const std::string path = dir + "/" + file;
+    if (!holds(path))
+      continue;
+    const std::string kept = backup_name(path);
+    std::error_code ec;
+    fs::rename(path, kept, ec);
+    if (ec)
+      refuse(command + " --force: cannot move " + path + " aside: " + ec.message());
+    std::cerr << "cuparity " << command << ": --force: previous " << file << " kept as " << kept
+              << "\n";
+  }
+}
+
 prepared_out_dir prepare_out_dir(const out_dir_request &rq) {
   std::error_code ec;
   fs::create_directories(rq.dir + "/logs", ec);
@@ -107,7 +108,7 @@ prepared_out_dir prepare_out_dir(const out_dir_request &rq) {
     if (rq.resume)
       out.previous = resume_from(results, rq.plan);
     else if (rq.force)
-      set_aside(rq.dir);
+      set_aside_run_files(rq.dir, "run");
     else
       refuse(rq.dir + " already holds results: use --resume to complete them, --force to start "
                       "over (the old files are kept), or another --out");
@@ -118,7 +119,7 @@ prepared_out_dir prepare_out_dir(const out_dir_request &rq) {
       refuse(rq.dir + " holds the summary of another run (summary.json or junit.xml, no "
                       "results.jsonl): use --force to write here anyway (they are kept), or "
                       "another --out");
-    set_aside(rq.dir);
+    set_aside_run_files(rq.dir, "run");
   } else if (rq.resume) {
     std::cerr << "cuparity run: --resume: nothing recorded in " << rq.dir << " yet; starting\n";
   }

@@ -39,4 +39,9 @@ struct prepared_out_dir {
 /// Throws out_dir_error with the message for the user.
 [[nodiscard]] prepared_out_dir prepare_out_dir(const out_dir_request &request);
 
+/// Moves `dir`'s results.jsonl, summary.json and junit.xml aside under "<file>.<time>-<pid>.bak"
+/// names no other file holds (the folder must be locked), saying so on stderr; `command` names
+/// the command in messages. Throws out_dir_error when one cannot be moved.
+void set_aside_run_files(const std::string &dir, const std::string &command);
+
 } // namespace cuparity

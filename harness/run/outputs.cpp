@@ -3,7 +3,9 @@
 
 #include "harness/latency/latency_phase.hpp"
 #include "harness/latency/recorded_latency.hpp"
+#include "harness/protocol/input_file.hpp"
 #include "harness/protocol/json_input.hpp"
+#include "harness/protocol/output_file.hpp"
 #include "harness/protocol/records.hpp"
 #include "harness/protocol/results.hpp"
 #include "harness/run/provenance.hpp"
@@ -68,15 +70,7 @@ recorded_results read_all(const std::vector<std::string> &dirs) {
 }
 
 nlohmann::json read_summary(const std::string &path) {
-  std::ifstream in(path);
-  if (!in)
-    throw std::runtime_error(path + ": cannot read the latency baseline (a summary.json)");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception &e) {
-    throw std::runtime_error(path + ": not JSON: " + e.what());
-  }
+  const nlohmann::json j = read_json_file(path, "the latency baseline");
   if (j.value("schema", "") != summary_schema)
     throw std::runtime_error(path + ": schema '" + j.value("schema", "") + "' is not " +
                              summary_schema);
@@ -114,10 +108,8 @@ int write_verdict(const matrix &m, const std::vector<nlohmann::json> &records, r
   facts.finished = utc_now();
   facts.latency = latency_summary(m, records, inputs.latency_baseline, facts.latency_failed);
   auto summary = make_summary(m, records, c, facts);
-  {
-    std::ofstream out(out_dir + "/summary.json");
-    out << summary.dump(2) << "\n";
-  }
+  write_output_file(out_dir + "/summary.json",
+                    summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   write_junit(out_dir + "/junit.xml", m, records, c);
   print_console(std::cout, m, records, c, facts);
   std::cout << "cuparity: wrote " << out_dir << "/summary.json, junit.xml, results.jsonl\n";

@@ -1,8 +1,10 @@
 // `cuparity run`, step by step: check inputs, plan, run cells and latency, write the verdict.
 #include "harness/run/runner.hpp"
 
+#include "harness/config/env_vars.hpp"
 #include "harness/latency/latency_phase.hpp"
 #include "harness/protocol/exit_codes.hpp"
+#include "harness/protocol/input_file.hpp"
 #include "harness/protocol/records.hpp"
 #include "harness/protocol/results.hpp"
 #include "harness/run/cell_watch.hpp"
@@ -107,7 +109,24 @@ run_inputs read_inputs(const run_options &opt, const matrix &m) {
 }
 
 /// The selection must name what exists, before the driver check runs or --out is made.
+/// Every binding map a cell names must be a file to read: a directory, FIFO or device there is
+/// bad input of the matrix (exit 2, naming cell and file), caught before any cell starts rather
+/// than as one cell error per cell.
+void check_map_files(const matrix &m) {
+  for (const auto &c : m.cells) {
+    const auto it = c.env.find(var::binding_map);
+    if (it == c.env.end() || !it->second || it->second->empty())
+      continue;
+    try {
+      (void)read_input_file(*it->second, std::string(var::binding_map));
+    } catch (const bad_input_error &e) {
+      bad("cell " + c.id + ": " + e.what());
+    }
+  }
+}
+
 void check_selection(const run_options &opt, const matrix &m) {
+  check_map_files(m);
   for (const auto &c : opt.cases)
     if (!known_case_glob(c))
       bad("--case '" + c + "' names no case (see `cuparity list`)");

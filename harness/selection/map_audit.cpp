@@ -7,6 +7,7 @@
 #include "harness/config/python_int.hpp"
 #include "harness/driver/cuda_api.hpp"
 #include "harness/driver/entry.hpp"
+#include "harness/protocol/input_file.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -60,6 +61,21 @@ bool per_thread_symbol(const std::string &s) {
   return s.ends_with("_ptds") || s.ends_with("_ptsz");
 }
 
+/// Whether `symbol` is one of `function`'s exported variants: the name itself, an ABI version
+/// (`_v2`, `_v12000`), a per-thread twin (`_ptds`, `_ptsz`), or both, in that order.
+bool variant_of(std::string_view symbol, std::string_view function) {
+  if (!symbol.starts_with(function))
+    return false;
+  std::string_view rest = symbol.substr(function.size());
+  if (rest.ends_with("_ptds") || rest.ends_with("_ptsz"))
+    rest.remove_suffix(5);
+  if (rest.empty())
+    return true;
+  if (!rest.starts_with("_v") || rest.size() == 2)
+    return false;
+  return rest.substr(2).find_first_not_of("0123456789") == std::string_view::npos;
+}
+
 std::string symbol_name(const void *p) {
   return p ? symbol_at(p) : std::string();
 }
@@ -105,6 +121,10 @@ map_finding judge_entry(const captured_entry &c, gpa_fn gpa, const driver_librar
     f.kind = finding_kind::missing;
     f.message = c.raw_name + ": the package holds no pointer (the driver answers " +
                 (f.driver.empty() ? "nothing" : f.driver) + ")";
+  } else if (!variant_of(f.captured, c.function)) {
+    // Checked before anything else: binding another function is wrong whatever the driver says.
+    f.kind = finding_kind::wrong_function;
+    f.message = c.raw_name + ": bound " + f.captured + ", which is no variant of " + c.function;
   } else if (f.captured == f.driver) {
     f.kind = finding_kind::same;
   } else if (f.driver.empty()) {
@@ -145,6 +165,8 @@ const char *to_string(finding_kind k) noexcept {
     return "missing";
   case finding_kind::unknown:
     return "unknown";
+  case finding_kind::wrong_function:
+    return "wrong_function";
   case finding_kind::no_answer:
     return "no_answer";
   }
@@ -152,11 +174,14 @@ const char *to_string(finding_kind k) noexcept {
 }
 
 captured_map read_captured_map(const std::string &path) {
-  std::ifstream in(path);
-  if (!in)
-    throw map_error(path + ": cannot be read");
-  const json j = json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.is_object())
+  json j;
+  try {
+    j = read_json_file(
+        path); // a regular file, bounded: a FIFO never blocks, deep JSON never crashes
+  } catch (const bad_input_error &e) {
+    throw map_error(e.what());
+  }
+  if (!j.is_object())
     throw map_error(path + ": not a JSON object");
   if (string_member(path, j, "", "schema") != "cuparity.binding_map/1")
     bad(path, "schema", "expected \"cuparity.binding_map/1\"");
@@ -227,7 +252,8 @@ map_audit_report audit_captured_map(const captured_map &m, const driver_library 
   std::set<std::string> elsewhere; // libraries other than the driver under test
   for (const auto &e : m.entries) {
     map_finding f = judge_entry(e, gpa, lib, r.ptds);
-    r.failed = r.failed || f.kind == finding_kind::per_thread_wrong;
+    r.failed = r.failed || f.kind == finding_kind::per_thread_wrong ||
+               f.kind == finding_kind::wrong_function;
     ++r.counts[f.kind];
     if (e.library && canonical(*e.library) != driver_file && elsewhere.insert(*e.library).second)
       r.notes.push_back("pointers of the capture lay in " + *e.library + ", not in the driver " +

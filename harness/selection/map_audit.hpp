@@ -57,6 +57,7 @@ enum class finding_kind {
   missing,          ///< the package holds no pointer for it
   unknown,          ///< a function cuparity has no entry for: not checked
   no_answer,        ///< the driver answers nothing for it, yet the package holds a pointer
+  wrong_function,   ///< the symbol is no variant of the function (cuMemFree bound to cuMemAlloc_v2)
 };
 
 struct map_finding {

@@ -1,9 +1,12 @@
 // Reading and writing baseline (expected-outcome) files.
 #include "harness/verdict/baseline.hpp"
 
+#include "harness/protocol/output_file.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace cuparity {
@@ -82,13 +85,12 @@ void write_baseline(const std::string &path, const std::vector<nlohmann::json> &
   }
   std::sort(lines.begin(), lines.end());
   lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
-  std::ofstream out(path);
-  if (!out)
-    throw std::runtime_error(path + ": cannot write the baseline file");
+  std::ostringstream out;
   out << "# " << header << "\n# case,cell,outcome; add a comment line above an entry with the "
       << "reason and an issue link\n";
   for (const auto &l : lines)
     out << l << "\n";
+  write_output_file(path, out.str(), "the baseline file");
 }
 
 } // namespace cuparity

@@ -1,0 +1,27 @@
+// Writing a file a user named: only over a regular file or nothing, whole or not at all.
+#pragma once
+
+#include "harness/protocol/input_file.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace cuparity {
+
+/// Throws bad_input_error "<what> <path>: <problem>" unless `path` can be written as an output:
+/// missing, or a regular file that is no link (a link, directory, FIFO, socket or device is not
+/// ours to replace: rename(2) over it would swap /dev/null for a file when run as root), in a
+/// folder that exists.
+void check_output_file(const std::string &path, const std::string &what = "");
+
+/// Throws bad_input_error when `out` names the same file as `in` (an existing `in`): an output
+/// must never be one of the command's inputs.
+void refuse_same_file(const std::string &out, const std::string &in, const std::string &what);
+
+/// check_output_file, then writes `content` to a temporary file beside `path` and renames it over
+/// `path`: readers see the old file or the new one, and a failed write leaves the old one as it
+/// was (the temporary file is removed). Throws bad_input_error naming `path`.
+void write_output_file(const std::string &path, std::string_view content,
+                       const std::string &what = "");
+
+} // namespace cuparity
