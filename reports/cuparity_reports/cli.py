@@ -1,4 +1,12 @@
-"""Command line: `dashboard`, `compare` and `history` subcommands (argparse)."""
+"""Command line: `dashboard`, `compare`, `faults` and `history` (add, list, rebuild) subcommands (argparse).
+
+Exit codes: 0 done (compare: no regression); 1 compare only: B regressed or the comparison is
+incomplete; 2 bad input, naming the file (and the member): a garbled, unreadable or special file
+(FIFO, device, directory) given as input, a summary `cuparity compare` would refuse, a damaged
+history index, or an output that cannot be written or is not a regular file or is one of the
+inputs; 130 interrupted; 70 a bug in these reports, with its traceback. Text from an input is
+printed with its control characters escaped (formatting.terminal_text).
+"""
 
 from __future__ import annotations
 
@@ -11,23 +19,31 @@ from typing import Sequence
 from . import __version__
 from .formatting import terminal_text as term
 from .json_input import ReportInputError
-from .output import write_atomically
+from .output import check_target, write_atomically
 from .reader import Run, load_run
 
 PROG = "cuparity-report"
 
 
+def _run_files(run: Run) -> list[str]:
+    """The file a run was read from, and the run's other file beside it (summary.json and
+    results.jsonl): neither may be where the page goes, read or not."""
+    folder = Path(run.source).parent
+    return [run.source, str(folder / "summary.json"), str(folder / "results.jsonl")]
+
+
 def _cmd_dashboard(args: argparse.Namespace) -> int:
     from .dashboard import build
-    from .history import load_store
+    from .history import index_path, load_store
 
     runs: list[Run] = [load_run(p) for p in args.runs]
     history = load_store(args.history) if args.history else []
-    page = build(runs, history, args.title)
+    inputs = [f for r in [*runs, *history] for f in _run_files(r)]
+    inputs += [str(index_path(args.history))] if args.history else []
     out = Path(args.output)
-    if out.is_dir():  # before the work: a folder is no place for the page
-        raise ReportInputError(out, "is a directory (--output names the HTML file to write)")
-    write_atomically(out, page)
+    check_target(out, inputs)  # before the work: the page goes to a regular file, never over an input
+    page = build(runs, history, args.title)
+    write_atomically(out, page, inputs)
     print(f"{PROG}: wrote {term(out)} ({len(page.encode('utf-8')) // 1024} KiB)")
     return 0
 
@@ -56,21 +72,21 @@ def _cmd_faults(args: argparse.Namespace) -> int:
     from .faults import read_faults, render_faults
 
     view = read_faults(args.faults)
-    page = render_faults(view, str(args.faults), args.title)
     out = Path(args.output)
-    if out.is_dir():
-        raise ReportInputError(out, "is a directory (--output names the HTML file to write)")
-    write_atomically(out, page)
+    check_target(out, [args.faults])
+    page = render_faults(view, str(args.faults), args.title)
+    write_atomically(out, page, [args.faults])
     print(f"{PROG}: wrote {term(out)}: {len(view['missed'])} of {len(view['trials'])} trials not caught")
     return 0
 
 
 def _cmd_history_add(args: argparse.Namespace) -> int:
-    from .history import add
+    from .history import RESTORED, add
 
     for run in args.runs:
-        key, new = add(run, args.store)
-        print(f"{PROG}: {'added' if new else 'already stored:'} {term(Path(args.store) / key)}")
+        key, what = add(run, args.store)
+        why = " (its stored copy was missing or altered; copied again from the run given)" if what == RESTORED else ""
+        print(f"{PROG}: {what}: {term(Path(args.store) / key)}{why}")
     return 0
 
 
@@ -83,9 +99,29 @@ def _cmd_history_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_history_rebuild(args: argparse.Namespace) -> int:
+    from .history import index_path, rebuild
+
+    done = rebuild(args.store)
+    for path, why in done.left_out:
+        print(f"{PROG}: left out {term(path)}: {term(why)}", file=sys.stderr)
+    if done.aside is not None:
+        print(f"{PROG}: kept the old index as {term(done.aside)}")
+    left = f" ({len(done.left_out)} files left out, named above)" if done.left_out else ""
+    print(f"{PROG}: rebuilt {term(index_path(args.store))}: {done.runs} run{'' if done.runs == 1 else 's'}{left}")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description="Reports over cuparity runs: an HTML dashboard, "
-                                "run-vs-run comparison for CI, and a history store.")
+                                "run-vs-run comparison for CI, and a history store.",
+                                epilog="Inputs are checked with the C++ reader's rules: a summary `cuparity "
+                                "compare` refuses (NaN, an unknown outcome or verdict, a lone surrogate, ...), "
+                                "a FIFO, device or directory, or a file over its size limit (256 MiB for a run's "
+                                "files, 64 MiB for others) is bad input. An output must be a regular file or new, "
+                                "never a link, device, FIFO or one of the inputs; it is written whole or not at "
+                                "all. Exit codes: 0 done, 1 compare: regressed or incomplete, 2 bad input (the "
+                                "message names the file), 70 a bug in the reports.")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -93,7 +129,9 @@ def parser() -> argparse.ArgumentParser:
                        description="The newest run is shown in detail; every run given (and --history) "
                                    "forms the history section.")
     d.add_argument("runs", nargs="+", metavar="RUN_DIR_OR_SUMMARY")
-    d.add_argument("--output", "-o", required=True, metavar="FILE.html")
+    d.add_argument("--output", "-o", required=True, metavar="FILE.html",
+                   help="the page to write: a new file or a regular one to replace (not a link, device, FIFO "
+                        "or one of the inputs)")
     d.add_argument("--history", metavar="DIR", help="a history store (see `history add`)")
     d.add_argument("--title", help="page title")
     d.set_defaults(func=_cmd_dashboard)
@@ -115,19 +153,37 @@ def parser() -> argparse.ArgumentParser:
 
     f = sub.add_parser("faults", help="write the fault coverage page of `cuparity faults` (faults.json)")
     f.add_argument("faults", metavar="FAULTS_JSON")
-    f.add_argument("--output", "-o", required=True, metavar="FILE.html")
+    f.add_argument("--output", "-o", required=True, metavar="FILE.html",
+                   help="the page to write: a new file or a regular one to replace (as dashboard --output)")
     f.add_argument("--title", help="page title")
     f.set_defaults(func=_cmd_faults)
 
-    h = sub.add_parser("history", help="a store of run summaries over time")
+    h = sub.add_parser("history", help="a store of run summaries over time",
+                       description="A folder of run summaries (one file per run, byte for byte) and its "
+                                   "index.json. A damaged index (a link, a FIFO, not JSON, `runs` not a list) "
+                                   "is refused by every command, never rewritten: `history rebuild` makes a new "
+                                   "one.")
     hs = h.add_subparsers(dest="history_command", required=True)
-    ha = hs.add_parser("add", help="copy runs' summary.json into the store")
+    ha = hs.add_parser("add", help="copy runs' summary.json into the store",
+                       description="Copies each run's summary.json into the store and indexes it. A run "
+                                   "already indexed is not stored twice: its stored copy is checked against the "
+                                   "digest the index records, and when that copy is missing or altered it is "
+                                   "restored from the run given (the same bytes), so no stored run is lost.")
     ha.add_argument("runs", nargs="+", metavar="RUN_DIR")
     ha.add_argument("--store", required=True, metavar="DIR")
     ha.set_defaults(func=_cmd_history_add)
     hl = hs.add_parser("list", help="list the stored runs, oldest first")
     hl.add_argument("--store", required=True, metavar="DIR")
     hl.set_defaults(func=_cmd_history_list)
+    hr = hs.add_parser("rebuild", help="make a new index.json from the stored runs",
+                       description="Indexes every run file in the store (each read as `add` reads a run) and "
+                                   "writes a new index.json. The old index, damaged or not, is kept aside as "
+                                   "index.json.damaged-<UTC time> (index.json.previous-<UTC time> when it was "
+                                   "sound), never deleted. A file that cannot be indexed (garbled, a link, a copy "
+                                   "of another run) is left out and named on stderr, never changed; the exit code "
+                                   "is 0 once the index is written.")
+    hr.add_argument("--store", required=True, metavar="DIR")
+    hr.set_defaults(func=_cmd_history_rebuild)
     return p
 
 

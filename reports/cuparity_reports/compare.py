@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from .formatting import terminal_text as term
 from .json_input import REQUIRED, Obj, ReportInputError, describe
-from .reader import check_schema, read_json
+from .reader import check_schema, parse_json, read_json
 
 SCHEMA = "cuparity.compare"
 CLASSES = ("regression", "fix", "changed", "new", "missing", "unchanged")
@@ -73,20 +73,20 @@ def run_compare(a: str, b: str, options: Sequence[str] = ()) -> dict[str, Any]:
     """
     binary = find_cuparity()
     try:
+        # Bytes, not text: the JSON is parsed as any input is (strict UTF-8), and the message quotes
+        # the runs' paths, which need not be UTF-8.
         done = subprocess.run([str(binary), "compare", a, b, "--json", "-", *options],
-                              capture_output=True, text=True, timeout=600)
+                              capture_output=True, timeout=600)
     except (OSError, subprocess.SubprocessError) as e:
         raise ReportInputError(binary, f"cannot run: {e}") from None
+    stderr = os.fsdecode(done.stderr)
     if done.returncode == 2:
-        raise _refused(done.stderr)
+        raise _refused(stderr)
     if done.returncode not in (0, 1):
         raise ReportInputError(binary, f"compare ended with exit code {done.returncode}: "
-                               f"{done.stderr.strip()[-800:]}")
-    try:
-        data = json.loads(done.stdout)
-    except json.JSONDecodeError as e:
-        raise ReportInputError(binary, f"compare wrote no valid JSON: {e}") from None
-    return check_compare(data, f"{binary} compare")
+                               f"{stderr.strip()[-800:]}")
+    source = f"{binary} compare"
+    return check_compare(parse_json(done.stdout, source), source)
 
 
 def _refused(stderr: str) -> ReportInputError:
@@ -183,7 +183,7 @@ def render_text(data: dict[str, Any], source: str = "compare") -> str:
     regressed = doc.boolean("regressed", REQUIRED)
     # The judge's word; older documents have none, and then it follows from `regressed`.
     verdict = doc.string("verdict", "regressed" if regressed else "no regression")
-    out += ["", verdict.upper() if verdict != "no regression" else verdict,
+    out += ["", term(verdict.upper() if verdict != "no regression" else verdict),
             f"({doc.count_map('counts').get('regression', 0)} outcome regressions, {new} "
             f"new divergences, {slower} slower latency series; judged by cuparity compare)"]
     return "\n".join(out) + "\n"

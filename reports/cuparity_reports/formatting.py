@@ -61,8 +61,11 @@ def spread(rcv: float | None, cv: float | None) -> float:
 
 # Characters a terminal would act on rather than show: C0 and C1 controls (ESC starts an ANSI
 # sequence, CR rewrites a line), DEL, and the bidirectional overrides and isolates that reorder
-# what is shown; plus the Unicode line and paragraph separators.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# what is shown; plus the Unicode line and paragraph separators. And lone surrogates: a path given
+# on the command line holds one for each byte that is not UTF-8 (Python's surrogateescape), and
+# neither a UTF-8 terminal nor the page's UTF-8 can carry it (printing one was a traceback).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                     "\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 

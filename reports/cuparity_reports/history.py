@@ -1,18 +1,30 @@
-"""History store of run summaries: one file per run, plus an index. It stores; it does not judge."""
+"""History store of run summaries: one file per run, plus an index. It stores; it does not judge.
+
+A store is a folder: each run's summary.json, byte for byte, under its key
+(<host>/<gpu>/<driver>/<started>-<rev>-<digest>.json), and index.json (cuparity.history/1), one entry
+per run with the sha256 of its file. `add` copies runs in (and restores a stored copy that went
+missing or was altered, from the run given); `list` and the dashboard read the index. A damaged
+index is refused, never read as empty and rewritten; `rebuild` makes a new one from the stored
+files and keeps the old one aside as index.json.damaged-<time> (index.json.previous-<time> when it
+was sound). Nothing here deletes a file.
+"""
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import os
 import re
+import stat
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator, Sequence
 
 from .formatting import terminal_text as term
 from .json_input import REQUIRED, Obj, ReportInputError, describe
 from .output import write_atomically
-from .reader import Run, load_run, read_bytes, read_json, read_summary
+from .reader import MAX_RUN_BYTES, Run, kind_of, load_run, read_bytes, read_json, read_summary
 
 INDEX = "index.json"
 INDEX_SCHEMA = "cuparity.history/1"
@@ -67,15 +79,42 @@ def index_entry(key: str, run: Run) -> dict[str, Any]:
     }
 
 
+DAMAGED_HINT = "a damaged index, left as it is: `history rebuild` makes a new one from the stored runs"
+
+
+def index_path(store: str | os.PathLike[str]) -> Path:
+    return Path(store) / INDEX
+
+
 def read_index(store: str | os.PathLike[str]) -> list[Obj]:
-    """The index's entries, oldest first; each entry's `key` is checked to be a path inside the store."""
-    path = Path(store) / INDEX
-    if not path.exists():
+    """The index's entries, oldest first; each entry's `key` is checked to be a path inside the store.
+
+    No index is an empty store. An index that cannot be read whole (a symbolic link, a FIFO, not
+    JSON, `runs` missing or not a list, an entry of the wrong type) is a ReportInputError naming it:
+    never read as empty, which the next `add` would write back without every earlier entry.
+    """
+    path = index_path(store)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
         return []
+    except OSError as e:
+        raise ReportInputError(path, f"cannot read: {e.strerror or e} ({DAMAGED_HINT})") from None
+    try:
+        if stat.S_ISLNK(st.st_mode):  # the store writes its index itself: a link (or a loop) is not it
+            raise ReportInputError(path, f"is {kind_of(st.st_mode)}, not the store's own index")
+        return _index_entries(path)
+    except ReportInputError as e:
+        if e.path != str(path):
+            raise
+        raise ReportInputError(path, f"{e.detail} ({DAMAGED_HINT})") from None
+
+
+def _index_entries(path: Path) -> list[Obj]:
     data = read_json(path)
     if not isinstance(data, dict) or data.get("schema") != INDEX_SCHEMA:
         raise ReportInputError(path, f"not a history index (expected schema {INDEX_SCHEMA})")
-    entries = Obj(data, str(path)).objs("runs")
+    entries = Obj(data, str(path)).objs("runs", REQUIRED)
     for e in entries:
         key = e.string("key", REQUIRED)
         if not KEY.fullmatch(key) or ".." in key.split("/"):
@@ -84,26 +123,37 @@ def read_index(store: str | os.PathLike[str]) -> list[Obj]:
     return entries
 
 
-def _write_index(store: Path, entries: list[dict[str, Any]]) -> None:
+def _write_index(store: Path, entries: list[dict[str, Any]], inputs: Sequence[str] = ()) -> None:
     entries = sorted(entries, key=lambda e: (e.get("started") or "", e["key"]))
-    write_atomically(store / INDEX, json.dumps({"schema": INDEX_SCHEMA, "runs": entries}, indent=1,
-                                               sort_keys=True) + "\n")
+    write_atomically(index_path(store), json.dumps({"schema": INDEX_SCHEMA, "runs": entries}, indent=1,
+                                                   sort_keys=True) + "\n", inputs)
+
+
+def _file_digest(path: Path) -> str | None:
+    """The sha256 of a stored file; None where there is no file to read (missing, a FIFO, too large)."""
+    try:
+        return hashlib.sha256(read_bytes(path, MAX_RUN_BYTES)).hexdigest()
+    except ReportInputError:
+        return None
 
 
 def _stored_digest(root: Path, entry: Obj) -> str:
     """An entry's summary digest: recorded in the index, or (older stores) computed from its file."""
     if entry.has("digest"):
         return entry.string("digest")
-    try:
-        return hashlib.sha256((root / entry.string("key")).read_bytes()).hexdigest()
-    except OSError:
-        return ""
+    return _file_digest(root / entry.string("key")) or ""
 
 
-def add(run_path: str | os.PathLike[str], store: str | os.PathLike[str]) -> tuple[str, bool]:
-    """Copies a run's summary into the store; returns (key, whether it was new).
+ADDED, ALREADY_STORED, RESTORED = "added", "already stored", "restored"
 
-    A summary already in the store (the same bytes, under whatever key) is not stored twice.
+
+def add(run_path: str | os.PathLike[str], store: str | os.PathLike[str]) -> tuple[str, str]:
+    """Copies a run's summary into the store; returns (key, ADDED, ALREADY_STORED or RESTORED).
+
+    A summary already in the store (the same bytes, under whatever key) is not stored twice. The
+    stored copy is checked against the digest the index records: when it is missing or its bytes
+    differ, it is restored from the run being added (the same bytes, by that digest), so that what
+    the index promises is there again; nothing else in the store changes.
     """
     run = load_run(run_path)
     if run.raw:
@@ -116,18 +166,131 @@ def add(run_path: str | os.PathLike[str], store: str | os.PathLike[str]) -> tupl
     if root.exists() and not root.is_dir():
         raise ReportInputError(root, "not a directory (--store names the history store's folder)")
     entries = read_index(root)
-    for e in entries:
-        if _stored_digest(root, e) == run.digest:
-            return e.string("key"), False
-    data = read_bytes(run.source)
+    data = read_bytes(run.source, MAX_RUN_BYTES)
     if hashlib.sha256(data).hexdigest() != run.digest:
         raise ReportInputError(run.source, "changed while it was read (add it again)")
+    for e in entries:
+        if _stored_digest(root, e) == run.digest:
+            key = e.string("key")
+            if _file_digest(root / key) == run.digest:
+                return key, ALREADY_STORED
+            # A stored file that is a FIFO or a folder is refused here, never replaced.
+            write_atomically(root / key, data, [run.source])
+            return key, RESTORED
     key = run_key(run)
-    write_atomically(root / key, data)
+    write_atomically(root / key, data, [run.source])
     kept = [e.value for e in entries if e.string("key") != key]
     kept.append(index_entry(key, run))
-    _write_index(root, kept)
-    return key, True
+    _write_index(root, kept, [run.source])
+    return key, ADDED
+
+
+# --- rebuild ----------------------------------------------------------------------------------
+
+@dataclass
+class Rebuilt:
+    """What `rebuild` did: the runs indexed, the files left out (and why), where the old index went."""
+
+    runs: int
+    left_out: list[tuple[Path, str]] = field(default_factory=list)
+    aside: Path | None = None
+
+
+def _candidates(root: Path) -> Iterator[Path]:
+    """Every .json file under the store but its index and the index's kept-aside copies, and the
+    hidden temporary files of a write that was cut short. Links to folders are not followed."""
+    for folder, dirs, names in os.walk(root):
+        dirs.sort()
+        for name in sorted(names):
+            top = Path(folder) == root
+            if top and (name == INDEX or name.startswith(INDEX + ".")):
+                continue
+            if name.startswith(".") and name.endswith(".tmp"):
+                continue
+            if name.endswith(".json"):
+                yield Path(folder) / name
+
+
+def _stored_run(root: Path, path: Path) -> tuple[str, Run]:
+    """(key, run) of one stored file; ReportInputError (naming it) where it cannot be indexed."""
+    key = path.relative_to(root).as_posix()
+    if not KEY.fullmatch(key):
+        raise ReportInputError(path, "not a name the store gives a run")
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError as e:
+        raise ReportInputError(path, f"cannot read: {e.strerror or e}") from None
+    if not stat.S_ISREG(mode):
+        raise ReportInputError(path, f"is {kind_of(mode)}, not a stored run")
+    run = read_summary(path)
+    from .dashboard import check_renderable
+
+    check_renderable(run)
+    return key, run
+
+
+def _aside_name(root: Path, word: str) -> Path:
+    """index.json.<word>-<UTC time>, with -2, -3 ... when that name is taken."""
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    base = root / f"{INDEX}.{word}-{stamp}"
+    aside, n = base, 1
+    while os.path.lexists(aside):
+        n += 1
+        aside = Path(f"{base}-{n}")
+    return aside
+
+
+def _set_aside(root: Path) -> Path | None:
+    """Renames the old index (whatever it is: a file, a link, a FIFO) out of the way; never deletes it."""
+    index = index_path(root)
+    if not os.path.lexists(index):
+        return None
+    try:
+        read_index(root)
+        word = "previous"
+    except ReportInputError:
+        word = "damaged"
+    aside = _aside_name(root, word)
+    try:
+        os.rename(index, aside)
+    except OSError as e:
+        raise ReportInputError(index, f"cannot keep it aside as {aside.name}: {e.strerror or e}") from None
+    return aside
+
+
+def rebuild(store: str | os.PathLike[str]) -> Rebuilt:
+    """Writes a new index.json from the runs stored in `store`, the old index kept aside.
+
+    Each stored file is read as `history add` reads a run; one that cannot be (garbled, a link, the
+    same bytes as another) is left out of the index and reported, never removed or changed.
+    """
+    root = Path(store)
+    if not root.is_dir():
+        raise ReportInputError(root, "no such history store")
+    done = Rebuilt(runs=0)
+    found: dict[str, list[tuple[str, Path, Run]]] = {}  # digest -> its files: one entry per run
+    for path in _candidates(root):
+        try:
+            key, run = _stored_run(root, path)
+        except ReportInputError as e:
+            done.left_out.append((path, e.detail))
+            continue
+        found.setdefault(run.digest, []).append((key, path, run))
+    indexed: list[dict[str, Any]] = []
+    for copies in found.values():
+        # The copy under the key `add` gives the run is the one indexed; any other is named, not indexed.
+        copies.sort(key=lambda c: (c[0] != run_key(c[2]), c[0]))
+        key, _, run = copies[0]
+        indexed.append(index_entry(key, run))
+        done.left_out += [(path, f"the same run as {key}") for _, path, _ in copies[1:]]
+    done.aside = _set_aside(root)
+    try:
+        _write_index(root, indexed)
+    except ReportInputError as e:
+        kept = f"; the old index is kept as {done.aside}" if done.aside else ""
+        raise ReportInputError(e.path, f"{e.detail}{kept}") from None
+    done.runs = len(indexed)
+    return done
 
 
 def load_store(store: str | os.PathLike[str]) -> list[Run]:

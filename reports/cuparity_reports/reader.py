@@ -1,17 +1,41 @@
-"""Reads cuparity run outputs (summary.json, results.jsonl), checking every file's schema."""
+"""Reads cuparity run outputs (summary.json, results.jsonl), checking every file's schema.
+
+One way to read a file: `read_bytes` (the file's type and size), then `parse_json` (the JSON text),
+then the checks of what the file is (`read_summary`, `read_events`, and the other modules' readers
+built on `read_json`). Every problem is a ReportInputError naming the file, and the member where one
+is to blame (exit code 2), never a traceback and never a hang.
+
+What is refused, before anything is shown:
+
+- A path that is not a regular file (a link to one is fine): a directory, a FIFO, a socket or a
+  device. The type is checked before the file is opened, and the file is opened non-blocking, so a
+  FIFO never blocks (nor does one put in its place between the check and the open).
+- A file larger than its kind's limit: MAX_RUN_BYTES (256 MiB) for a run's summary.json and
+  results.jsonl (a 1,000-case run's summary is about 0.5 MiB), MAX_DOCUMENT_BYTES (64 MiB) for the
+  other commands' documents (a compare or faults file, a history index).
+- JSON that the C++ reader (harness/protocol/input_file.cpp, nlohmann) refuses too: text that is
+  not UTF-8, an escaped lone surrogate ("\\udcff"), the tokens NaN and Infinity, a number too large
+  for a double (1e400), nesting deeper than MAX_JSON_DEPTH (256) levels. The judge writes
+  non-finite numbers as null, so none of these is ever in a file it wrote.
+- A summary.json that `cuparity compare` would not read (harness/report/summary_reader.cpp; see
+  `check_summary`): the reports validate a summary with the same rules as the C++ reader.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
+import re
+import stat
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 # ReportInputError is defined in json_input; it is imported from here too, as before.
-from .json_input import REQUIRED, Obj, ReportInputError, describe
+from .json_input import REQUIRED, Obj, ReportInputError, describe, element_path, member_path
 
 # Highest major version of each schema this reader understands.
 KNOWN_SCHEMAS: dict[str, int] = {
@@ -22,8 +46,19 @@ KNOWN_SCHEMAS: dict[str, int] = {
     "cuparity.faults": 1,
 }
 
+MiB = 1 << 20
+MAX_RUN_BYTES = 256 * MiB  # summary.json, results.jsonl
+MAX_DOCUMENT_BYTES = 64 * MiB  # compare and faults files, the history index
+MAX_JSON_DEPTH = 256  # as the C++ reader's max_json_depth
+
 # What a run without summary.json shows instead of a verdict: the C++ judge gives verdicts.
 NO_VERDICT = "no verdict (no summary.json)"
+
+# The judge's verdict words (docs/formats.md) and the outcomes of a result
+# (harness/protocol/outcome.cpp): a summary with another is refused, as the C++ reader refuses it.
+VERDICTS = ("equivalent", "failed", "incomplete", "environment")
+OUTCOMES = ("pass", "fail", "not_supported", "resource_error", "crash", "timeout", "error")
+MAX_EXIT_CODE = 255  # an exit code is what a process can return
 
 OK_OUTCOMES = ("pass", "not_supported")  # for display counts only; no verdict is made from it
 
@@ -66,7 +101,7 @@ class Run:
 def check_schema(value: Any, expected: str, path: str | os.PathLike[str]) -> int:
     """Checks a `schema` value like "cuparity.summary/1" and returns its major version."""
     if not isinstance(value, str) or "/" not in value:
-        raise ReportInputError(path, f"missing or malformed 'schema' (got {value!r}; expected {expected}/N)")
+        raise ReportInputError(path, f"missing or malformed 'schema' (got {describe(value)}; expected {expected}/N)")
     name, _, version = value.rpartition("/")
     known = ", ".join(f"{k}/{v}" for k, v in KNOWN_SCHEMAS.items())
     if name not in KNOWN_SCHEMAS:
@@ -96,60 +131,226 @@ def _check_latency(latency: Any, path: str | os.PathLike[str]) -> None:
     check_schema(latency.get("schema"), "cuparity.latency", path)
 
 
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
+# --- the file -------------------------------------------------------------------------------------
+
+def kind_of(mode: int) -> str:
+    """What a file that is not a regular one is, for a message."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    return "not a regular file"
+
+
+def _open_regular(path: str | os.PathLike[str]) -> int:
+    """A descriptor of `path`, which must be a regular file; never blocks on a FIFO."""
     try:
-        with open(path, "rb") as f:
-            return f.read()
+        st = os.stat(path)
     except FileNotFoundError:
+        if os.path.islink(path):
+            raise ReportInputError(path, f"a link to nothing ({os.readlink(path)})") from None
         raise ReportInputError(path, "no such file") from None
-    except IsADirectoryError:
-        raise ReportInputError(path, "is a directory, not a file") from None
+    except (OSError, ValueError) as e:  # a link loop, a folder without permission, a NUL in the name
+        raise ReportInputError(path, f"cannot read: {getattr(e, 'strerror', None) or e}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ReportInputError(path, f"is {kind_of(st.st_mode)}, not a file to read")
+    try:
+        # O_NONBLOCK: should the path be swapped for a FIFO after the stat, opening it cannot block.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
         raise ReportInputError(path, f"cannot read: {e.strerror or e}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ReportInputError(path, "changed while it was opened: not a regular file any more")
+    return fd
+
+
+def _size(n: int) -> str:
+    return f"{n // MiB} MiB" if n and n % MiB == 0 else f"{n} bytes"
+
+
+def read_bytes(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes (MAX_DOCUMENT_BYTES unless given; see
+    the module's docstring)."""
+    limit = MAX_DOCUMENT_BYTES if limit is None else limit
+    fd = _open_regular(path)
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise ReportInputError(path, f"{size} bytes, more than the {_size(limit)} this reader takes")
+        chunks: list[bytes] = []
+        got = 0
+        while got <= limit:  # the file may grow while it is read: never past the limit
+            chunk = os.read(fd, min(limit + 1 - got, 16 * MiB))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+        if got > limit:
+            raise ReportInputError(path, f"more than the {_size(limit)} this reader takes (it grew while read)")
+        return b"".join(chunks)
+    except OSError as e:
+        raise ReportInputError(path, f"cannot read: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+
+
+# --- the JSON text --------------------------------------------------------------------------------
+
+class JSONSyntaxError(ReportInputError):
+    """Text that is no JSON at all (a cut-off line is one): kept apart from valid JSON whose values
+    are refused, which is never a cut-off line."""
+
+
+class _Refused:
+    """A number the C++ reader refuses (NaN, Infinity, 1e400), kept until its member is named."""
+
+    __slots__ = ("problem",)
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+
+
+def _constant(token: str) -> _Refused:
+    return _Refused(f"{token} is not JSON (the judge writes null where a number is not finite)")
+
+
+def _finite(text: str) -> float | _Refused:
+    v = float(text)
+    if math.isfinite(v):
+        return v
+    return _Refused(f"{text if len(text) <= 40 else text[:39] + '…'} is out of range for a double")
+
+
+# An escaped surrogate: only then can a decoded string hold a lone one (UTF-8 text cannot).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def parse_json(text: bytes | str, path: str | os.PathLike[str]) -> Any:
-    """JSON text, or a ReportInputError naming `path` (never a traceback: not UTF-8, a number of
-    thousands of digits, nesting deeper than Python's recursion limit)."""
+    """JSON text, or a ReportInputError naming `path`, and the member where one is to blame (never a
+    traceback: not UTF-8, a number of thousands of digits, deep nesting, NaN, a lone surrogate)."""
     try:
-        return json.loads(text)
+        data = json.loads(text, parse_constant=_constant, parse_float=_finite)
     except json.JSONDecodeError as e:
-        raise ReportInputError(path, f"not valid JSON: {e}") from None
+        raise JSONSyntaxError(path, f"not valid JSON: {e}") from None
     except UnicodeDecodeError as e:
-        raise ReportInputError(path, f"not UTF-8 text: {e}") from None
+        raise JSONSyntaxError(path, f"not UTF-8 text: {e}") from None
     except ValueError as e:  # e.g. an integer beyond Python's digit limit
         raise ReportInputError(path, f"not usable JSON: {e}") from None
     except RecursionError:
         raise ReportInputError(path, "not usable JSON: nested too deeply") from None
+    escape = _SURROGATE_ESCAPE if isinstance(text, str) else _SURROGATE_ESCAPE_BYTES
+    _check_values(data, path, strings=escape.search(text) is not None)  # type: ignore[arg-type]
+    return data
 
 
-def read_json(path: str | os.PathLike[str]) -> Any:
+def _values(data: Any) -> Iterator[tuple[str, Any, int]]:
+    """(member path, value, depth) of every key and value in document order (a key's path is its
+    member's), without recursion: the depth is what is checked."""
+    stack: list[tuple[str, Any, int, str | None]] = [("", data, 0, None)]
+    while stack:
+        where, value, depth, key = stack.pop()
+        if key is not None:
+            yield where, key, depth
+        yield where, value, depth
+        if isinstance(value, dict):
+            stack.extend((member_path(where, k), v, depth + 1, k) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((element_path(where, i), value[i], depth + 1, None) for i in reversed(range(len(value))))
+
+
+def _check_values(data: Any, path: str | os.PathLike[str], strings: bool) -> None:
+    """Refuses what json.loads takes but the C++ reader does not: a NaN, Infinity or overflowing
+    number, a lone surrogate (looked for only where the text escapes one), deep nesting."""
+    for where, value, depth in _values(data):
+        shown = where or "(top level)"
+        if depth >= MAX_JSON_DEPTH and isinstance(value, (dict, list)):
+            raise ReportInputError(path, f"not usable JSON: nested too deeply (more than {MAX_JSON_DEPTH} levels)")
+        if isinstance(value, _Refused):
+            raise ReportInputError(path, f"{shown}: {value.problem}")
+        if strings and isinstance(value, str) and _SURROGATE.search(value):
+            raise ReportInputError(path, f"{shown}: a lone surrogate ({describe(value)}) is not Unicode text")
+
+
+def read_json(path: str | os.PathLike[str], limit: int | None = None) -> Any:
     """One JSON file, or a ReportInputError naming it and what is wrong (never a traceback)."""
-    return parse_json(read_bytes(path), path)
+    return parse_json(read_bytes(path, limit), path)
+
+
+# --- summary.json ---------------------------------------------------------------------------------
+
+def _check_result(r: Obj) -> None:
+    r.string("cell", REQUIRED)
+    r.string("case", REQUIRED)
+    outcome = r.string("outcome", REQUIRED)
+    if outcome not in OUTCOMES:
+        raise r.error("outcome", f"unknown outcome {describe(outcome)} (one of {', '.join(OUTCOMES)})")
+    r.string("message")
+    r.opt_obj("observations")
+
+
+def _check_divergence(d: Obj) -> None:
+    for key in ("group", "case", "key"):
+        d.string(key, REQUIRED)
+    d.obj("values", REQUIRED)
+
+
+def check_summary(doc: Obj) -> None:
+    """The rules of the C++ reader (harness/report/summary_reader.cpp) for what it reads: a known
+    `verdict`, an `exit_code` a process can return, `results` of known outcomes, `divergences`.
+    The rest is checked where the renderers read it."""
+    verdict = doc.string("verdict", REQUIRED)
+    if verdict not in VERDICTS:
+        raise doc.error("verdict", f"unknown verdict {describe(verdict)} (one of {', '.join(VERDICTS)})")
+    code = doc.raw("exit_code")
+    if code is None or not isinstance(code, int) or isinstance(code, bool) or not 0 <= code <= MAX_EXIT_CODE:
+        got = "nothing" if "exit_code" not in doc else describe(code)
+        raise doc.error("exit_code", f"expected an exit code (0-{MAX_EXIT_CODE}), got {got}")
+    doc.string("started")
+    provenance = doc.obj("provenance")
+    provenance.string("git_revision")
+    provenance.boolean("simulated")
+    for r in doc.objs("results", REQUIRED):
+        _check_result(r)
+    for d in doc.objs("divergences", REQUIRED):
+        _check_divergence(d)
+    doc.opt_obj("coverage")
 
 
 def read_summary(path: str | os.PathLike[str]) -> Run:
-    """Reads and checks one summary.json (its members are checked where the renderers read them)."""
-    text = read_bytes(path)
+    """Reads and checks one summary.json: what the C++ reader checks now (check_summary), every other
+    member where the renderers read it."""
+    text = read_bytes(path, MAX_RUN_BYTES)
     data = parse_json(text, path)
     if not isinstance(data, dict):
         raise ReportInputError(path, f"expected a JSON object (cuparity.summary/1), got {describe(data, 40)}")
     check_schema(data.get("schema"), "cuparity.summary", path)
     _check_latency(data.get("latency"), path)
-    data.setdefault("results", [])
+    check_summary(Obj(data, str(path)))
     data.setdefault("cells", [])
-    data.setdefault("divergences", [])
     data.setdefault("problems", [])
     data.setdefault("groups", [])
     data.setdefault("counts", {})
     return Run(summary=data, source=str(path), digest=hashlib.sha256(text).hexdigest())
 
 
-def read_events(path: str | os.PathLike[str]) -> tuple[list[Obj], bool]:
-    """Reads results.jsonl: returns its events (each names its line in errors) and whether a
-    cut-off last line was skipped."""
-    text = read_bytes(path)
-    lines = text.decode("utf-8", errors="replace").split("\n")
+def read_events(path: str | os.PathLike[str], text: bytes | None = None) -> tuple[list[Obj], bool]:
+    """Reads results.jsonl (or parses its bytes, `text`): returns its events (each names its line in
+    errors) and whether a cut-off last line was skipped.
+
+    Each line is decoded on its own, strictly: a line that is not UTF-8 is refused (the C++ reader
+    refuses it too), unless it is the last, which a killed run may have cut inside a character."""
+    if text is None:
+        text = read_bytes(path, MAX_RUN_BYTES)
+    lines = text.split(b"\n")
     # Drop trailing empty strings (a final newline), keep track of the last real line.
     while lines and not lines[-1].strip():
         lines.pop()
@@ -161,9 +362,9 @@ def read_events(path: str | os.PathLike[str]) -> tuple[list[Obj], bool]:
         where = f"{path}: line {number}"
         try:
             event = parse_json(line, where)
-        except ReportInputError:
+        except JSONSyntaxError:
             if number == len(lines):
-                truncated = True  # a killed run's cut-off last line
+                truncated = True  # a killed run's cut-off last line (valid JSON refused is never one)
                 break
             raise
         if not isinstance(event, dict):
@@ -212,9 +413,12 @@ def raw_from_events(events: list[Obj], source: str, truncated: bool, digest: str
             errors.append(f"cell_error record: {e.string('cell')}: {e.string('kind')}: {e.string('message')}")
         elif kind == "case":
             cell, case = e.string("cell", REQUIRED), e.string("case", REQUIRED)
+            outcome = e.string("outcome", REQUIRED)
+            if outcome not in OUTCOMES:  # as the C++ reader of results.jsonl (record_schema.cpp)
+                raise e.error("outcome", f"unknown outcome {describe(outcome)} (one of {', '.join(OUTCOMES)})")
             cell_entry(cell)
             results[(cell, case)] = {
-                "cell": cell, "case": case, "outcome": e.string("outcome", "error"),
+                "cell": cell, "case": case, "outcome": outcome,
                 "message": e.string("message"), "duration_ms": e.number("duration_ms"),
                 "observations": e.obj("observations").value,
             }
@@ -259,20 +463,24 @@ def raw_from_events(events: list[Obj], source: str, truncated: bool, digest: str
 
 def read_raw(path: Path) -> Run:
     """A run directory's results.jsonl alone, as raw records without a verdict."""
-    events, truncated = read_events(path)
-    return raw_from_events(events, str(path), truncated, hashlib.sha256(read_bytes(path)).hexdigest())
+    text = read_bytes(path, MAX_RUN_BYTES)  # read once: the digest is of the bytes shown
+    events, truncated = read_events(path, text)
+    return raw_from_events(events, str(path), truncated, hashlib.sha256(text).hexdigest())
 
 
 def load_run(path: str | os.PathLike[str]) -> Run:
-    """Loads a run directory, a summary.json, or a results.jsonl."""
+    """Loads a run directory, a summary.json, or a results.jsonl.
+
+    In a directory, a summary.json that is there in any form (a FIFO, a link to nothing) is the one
+    read, and refused as such: the page never falls back to results.jsonl behind a broken summary."""
     p = Path(path)
     if p.is_dir():
-        if (p / "summary.json").is_file():
+        if os.path.lexists(p / "summary.json"):
             return read_summary(p / "summary.json")
-        if (p / "results.jsonl").is_file():
+        if os.path.lexists(p / "results.jsonl"):
             return read_raw(p / "results.jsonl")
         raise ReportInputError(p, "run directory holds neither summary.json nor results.jsonl")
-    if not p.exists():
+    if not os.path.lexists(p):
         raise ReportInputError(p, "no such file or directory")
     if p.name.endswith(".jsonl"):
         return read_raw(p)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -30,3 +32,23 @@ def cuparity_bin() -> Path:
         return find_cuparity()
     except ReportInputError as e:
         pytest.fail(f"{e} (build it with scripts/build, or set CUPARITY_BIN)")
+
+
+class Blocked(Exception):
+    """The alarm of `no_blocking` went off: something blocked (a read of a FIFO)."""
+
+
+@pytest.fixture
+def no_blocking() -> Iterator[None]:
+    """An alarm for tests of FIFOs: a read that blocked ends as an exception in the test (which the
+    command line reports as a bug, exit 70), not as a suite that hangs."""
+    def ring(*_: object) -> None:
+        raise Blocked("blocked for 20 s")
+
+    old = signal.signal(signal.SIGALRM, ring)
+    signal.alarm(20)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)

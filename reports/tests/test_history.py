@@ -1,12 +1,16 @@
-"""History store: add/list, safe keys, index; the runner's medians and driver changes on the dashboard."""
+"""History store: add/list/rebuild, safe keys, index (a damaged one refused and kept), stored copies checked;
+the runner's medians and driver changes on the dashboard."""
 
 from __future__ import annotations
 
 import copy
 import hashlib
 import json
+import os
 import re
+import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -95,3 +99,149 @@ def test_incomplete_runs_show_as_incomplete(tmp_path: Path, capsys: pytest.Captu
     table = out.read_text().split('id="history-table"')[1].split("</table>")[0]
     rows = [re.findall(r"<td[^>]*>([^<]*)", row) for row in table.split("<tr>")[2:]]
     assert [r[7] for r in rows] == ["equivalent", "incomplete"]
+
+
+# --- a damaged index is refused, never rewritten; `history rebuild` makes a new one ----------------
+
+def two_run_store(tmp_path: Path) -> tuple[Path, dict[str, bytes]]:
+    """A store of cmp-a and cmp-b; returns it and its stored files' bytes by key."""
+    store = tmp_path / "store"
+    assert main(["history", "add", str(FIXTURES / "cmp-a"), str(FIXTURES / "cmp-b"), "--store", str(store)]) == 0
+    keys = [e["key"] for e in json.loads((store / "index.json").read_text())["runs"]]
+    return store, {k: (store / k).read_bytes() for k in keys}
+
+
+def damage(index: Path, how: str) -> None:
+    good = index.read_text()
+    index.unlink()
+    if how == "symlink":  # to a sound copy: still not the store's own file, and a write would replace the link
+        (index.parent / "elsewhere.txt").write_text(good)
+        index.symlink_to("elsewhere.txt")
+    elif how == "symlink-loop":
+        index.symlink_to(index.name)
+    elif how == "dangling-symlink":
+        index.symlink_to("gone.json")
+    elif how == "fifo":
+        os.mkfifo(index)
+    elif how == "not-json":
+        index.write_text(good[: len(good) // 2])
+    elif how == "runs-null":
+        index.write_text(json.dumps({**json.loads(good), "runs": None}))
+    elif how == "runs-missing":
+        index.write_text(json.dumps({"schema": "cuparity.history/1"}))
+    elif how == "runs-not-a-list":
+        index.write_text(json.dumps({**json.loads(good), "runs": "all of them"}))
+
+
+def index_state(index: Path) -> tuple[Any, ...]:
+    st = os.lstat(index)
+    if stat.S_ISLNK(st.st_mode):
+        return ("link", os.readlink(index))
+    if stat.S_ISFIFO(st.st_mode):
+        return ("fifo", st.st_ino)
+    return ("file", index.read_bytes())
+
+
+DAMAGE = ["symlink", "symlink-loop", "dangling-symlink", "fifo", "not-json", "runs-null", "runs-missing",
+          "runs-not-a-list"]
+
+
+@pytest.mark.parametrize("how", DAMAGE)
+def test_a_damaged_index_is_refused_and_kept(tmp_path: Path, how: str, capsys: pytest.CaptureFixture[str],
+                                             no_blocking: None) -> None:
+    """Before: each was read as an empty store, and the next `add` wrote an index of that one run,
+    dropping every earlier entry (and a FIFO blocked)."""
+    store, stored = two_run_store(tmp_path)
+    index = store / "index.json"
+    damage(index, how)
+    before = index_state(index)
+    capsys.readouterr()
+    for argv in (["history", "add", str(FIXTURES / "latency-a"), "--store", str(store)],
+                 ["history", "list", "--store", str(store)],
+                 ["dashboard", str(FIXTURES / "cmp-a"), "--history", str(store), "--output",
+                  str(tmp_path / "d.html")]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith(f"cuparity-report: error: {index}: ") and "history rebuild" in err, (argv, err)
+    assert index_state(index) == before
+    assert {k: (store / k).read_bytes() for k in stored} == stored
+    assert not (tmp_path / "d.html").exists()
+
+
+@pytest.mark.parametrize("how", DAMAGE)
+def test_rebuild_indexes_the_stored_runs_and_keeps_the_damaged_index(tmp_path: Path, how: str,
+                                                                     capsys: pytest.CaptureFixture[str],
+                                                                     no_blocking: None) -> None:
+    store, stored = two_run_store(tmp_path)
+    original = json.loads((store / "index.json").read_text())
+    damage(store / "index.json", how)
+    before = index_state(store / "index.json")
+    capsys.readouterr()
+    assert main(["history", "rebuild", "--store", str(store)]) == 0
+    out = capsys.readouterr().out
+    aside = [p for p in store.iterdir() if p.name.startswith("index.json.damaged-")]
+    assert len(aside) == 1 and index_state(aside[0]) == before
+    assert f"kept the old index as {aside[0]}" in out and "rebuilt" in out and ": 2 runs" in out
+    assert json.loads((store / "index.json").read_text()) == original
+    assert {k: (store / k).read_bytes() for k in stored} == stored
+    assert main(["history", "add", str(FIXTURES / "cmp-a"), "--store", str(store)]) == 0
+    assert "already stored" in capsys.readouterr().out
+
+
+def test_rebuild_leaves_out_what_it_cannot_index(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A garbled stored file, a link, a copy of another run: named on stderr, left as they are."""
+    store, stored = two_run_store(tmp_path)
+    first, second = sorted(stored)
+    garbled = store / "vm" / "garbled.json"
+    garbled.write_text("{not json")
+    badly_named = store / "vm" / "run\x1b[31m.json"
+    badly_named.write_bytes(stored[second])
+    copy = store / "vm" / "copy.json"
+    copy.write_bytes(stored[first])
+    link = store / "vm" / "link.json"
+    link.symlink_to(store / second)
+    (store / "notes.txt").write_text("not a run")
+    healthy = (store / "index.json").read_bytes()
+    capsys.readouterr()
+    assert main(["history", "rebuild", "--store", str(store)]) == 0
+    captured = capsys.readouterr()
+    assert f"left out {garbled}: not valid JSON" in captured.err
+    assert f"left out {store}/vm/run\\x1b[31m.json: not a name the store gives a run" in captured.err
+    assert "\x1b" not in captured.err
+    assert f"left out {copy}: the same run as {first}" in captured.err  # the copy under its own key is kept
+    assert f"left out {link}: is a symbolic link" in captured.err
+    assert "2 runs (4 files left out" in captured.out
+    previous = [p for p in store.iterdir() if p.name.startswith("index.json.previous-")]
+    assert len(previous) == 1 and previous[0].read_bytes() == healthy
+    assert garbled.read_text() == "{not json" and copy.read_bytes() == stored[first] and link.is_symlink()
+    assert badly_named.read_bytes() == stored[second]
+    assert sorted(e.string("key") for e in read_index(store)) == sorted(stored)
+
+
+def test_rebuild_of_no_store_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["history", "rebuild", "--store", str(tmp_path / "missing")]) == 2
+    assert f"{tmp_path / 'missing'}: no such history store" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("how", ["missing", "garbage", "other-run"])
+def test_add_restores_a_stored_copy_that_is_missing_or_altered(tmp_path: Path, how: str,
+                                                               capsys: pytest.CaptureFixture[str],
+                                                               no_blocking: None) -> None:
+    """Before: `add` said "already stored" by the index alone, while the stored file was gone or garbage."""
+    store, stored = two_run_store(tmp_path)
+    key = next(k for k in stored if stored[k] == (FIXTURES / "cmp-a" / "summary.json").read_bytes())
+    other = next(k for k in stored if k != key)
+    index = (store / "index.json").read_bytes()
+    if how == "missing":
+        (store / key).unlink()
+    elif how == "garbage":
+        (store / key).write_bytes(b"\x00garbage")
+    else:
+        (store / key).write_bytes(stored[other])
+    capsys.readouterr()
+    assert main(["history", "add", str(FIXTURES / "cmp-a"), "--store", str(store)]) == 0
+    assert f"restored: {store / key} (its stored copy was missing or altered" in capsys.readouterr().out
+    assert {k: (store / k).read_bytes() for k in stored} == stored
+    assert (store / "index.json").read_bytes() == index
+    assert main(["history", "add", str(FIXTURES / "cmp-a"), "--store", str(store)]) == 0
+    assert f"already stored: {store / key}" in capsys.readouterr().out

@@ -23,6 +23,7 @@ import pytest
 from conftest import FIXTURES, REPORTS
 from cuparity_reports import compare, output
 from cuparity_reports.cli import main
+from cuparity_reports.history import DAMAGED_HINT
 
 HOSTILE = FIXTURES / "hostile"
 WRONG = json.loads((HOSTILE / "wrong-types.json").read_text())
@@ -124,8 +125,9 @@ MISSING = object()  # the member taken out rather than set
     (["breakdown", "wall_s"], -0.5, "breakdown.wall_s: expected a time, got -0.5"),
     (["breakdown", "processes"], -1, "breakdown.processes: expected a count, got -1"),
     (["breakdown", "summed_ms", "cases"], -128.2, "breakdown.summed_ms.cases: expected a time, got -128.2"),
-    (["breakdown", "summed_ms", "exit"], float("nan"), "breakdown.summed_ms.exit: expected a time, got NaN"),
-    (["breakdown", "summed_ms", "cuInit"], float("inf"), "breakdown.summed_ms.cuInit: expected a time, got Infinity"),
+    (["breakdown", "summed_ms", "exit"], float("nan"), "breakdown.summed_ms.exit: NaN is not JSON (the judge writes null where a number is not finite)"),
+    (["breakdown", "summed_ms", "cuInit"], float("inf"), "breakdown.summed_ms.cuInit: Infinity is not JSON (the judge writes null where a number is not "
+     "finite)"),
     (["breakdown", "helper_starts"], -2, "breakdown.helper_starts: expected a count, got -2"),
     (["breakdown", "suites_ms", "alloc"], -24.2, "breakdown.suites_ms.alloc: expected a time, got -24.2"),
     (["breakdown", "cases", 0, "summed_ms"], -1, "breakdown.cases[0].summed_ms: expected a time, got -1"),
@@ -320,7 +322,7 @@ def test_history_index_with_a_wrong_type_is_exit_2(tmp_path: Path, member: list[
                  ["history", "add", str(FIXTURES / "cmp-b"), "--store", str(store)],
                  ["dashboard", str(FIXTURES / "cmp-b"), "--history", str(store), "--output", str(tmp_path / "d.html")]):
         assert main(argv) == 2, argv
-        assert capsys.readouterr().err == f"cuparity-report: error: {index}: {says}\n"
+        assert capsys.readouterr().err == f"cuparity-report: error: {index}: {says} ({DAMAGED_HINT})\n"
 
 
 def test_history_index_cannot_name_a_file_outside_the_store(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -406,6 +408,30 @@ def test_compare_of_runs_is_escaped(cuparity_bin: Path, capsys: pytest.CaptureFi
     assert not UNSAFE.search(out), UNSAFE.findall(out)
     assert r"stream.default.\x1b[1Asemantics\u202e" in out
     assert r"copy failed\r\x1b[32mno regression\x1b[0m\nforged line"[:60 + 12] in out
+
+
+def test_the_compare_verdict_is_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: the judge's verdict word of a compare file was printed as it was, escape sequences and all."""
+    base = json.loads((HOSTILE / "control-chars.compare.json").read_text())
+    path = write(tmp_path / "cmp.json", put(base, ["verdict"], "regressed\x1b[2J\rno regression\u202e"))
+    assert main(["compare", "--from", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert not UNSAFE.search(out), UNSAFE.findall(out)
+    assert r"REGRESSED\x1b[2J\rNO REGRESSION\u202e" in out
+
+
+def test_paths_that_are_not_utf8_are_printed_escaped(tmp_path: Path) -> None:
+    """A run folder and an output named with a byte that is not UTF-8: the page and the terminal show
+    it escaped (before: UnicodeEncodeError, exit 70, and no page)."""
+    run = Path(os.fsdecode(bytes(tmp_path) + b"/run\xff"))
+    shutil.copytree(FIXTURES / "cmp-a", run)
+    out = Path(os.fsdecode(bytes(tmp_path) + b"/page\xfe.html"))
+    r = subprocess.run([str(SCRIPT), "dashboard", str(run), "--output", str(out)], capture_output=True,
+                       timeout=120, env={**os.environ, "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8"})
+    assert r.returncode == 0, r.stderr.decode(errors="replace")
+    assert r.stdout.decode("utf-8").startswith(f"cuparity-report: wrote {tmp_path}/page\\udcfe.html")
+    page = out.read_text(encoding="utf-8")
+    assert "run\\udcff/summary.json" in page
 
 
 def test_history_list_is_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

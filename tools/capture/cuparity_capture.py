@@ -12,11 +12,19 @@ load the driver is a result too: the map is written with status "import_failed" 
 "load_failed", the exception as "<Type>: <message>" and no entries.
 
 Exit status: 0 when a map was written, whatever its status; 2 for bad usage or an --out that
-cannot be written (the message names the path); 1 for a fault of this script itself.
+cannot be written (the message names the path): its folder is missing or not writable, or it
+exists and is not a regular file (a directory, a device node such as /dev/null, a FIFO, a socket,
+or a symbolic link, even one to a regular file: the rename would put a regular file in its place);
+1 for a fault of this script itself.
 
-Standard library only, so that it runs under whatever Python holds the package. Importable:
-capture(kind) returns the map as a dict, write_map(doc, path) writes it atomically,
-base_function_name(raw) is the entry-name normalisation, describe_address(ptr) the dladdr lookup.
+The map is valid UTF-8 JSON, which `cuparity audit` reads: text that holds bytes that are not UTF-8
+(an environment variable such as CUDA_VISIBLE_DEVICES=$'0\\xff', a library path) has each such
+byte written as the four characters \\xNN (backslash, x, two hex digits), see visible_text().
+
+Standard library only, so that it runs under whatever Python holds the package, and nothing of
+reports/ (this script stands alone). Importable: capture(kind) returns the map as a dict,
+write_map(doc, path) writes it atomically, base_function_name(raw) is the entry-name
+normalisation, describe_address(ptr) the dladdr lookup, visible_text(s) the escaping above.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import json
 import os
 import platform
 import re
+import stat
 import sys
 import tempfile
 
@@ -359,23 +368,99 @@ def capture(kind: str) -> dict:
     }
 
 
+# A lone surrogate: what Python makes of a byte that is not UTF-8 (os.environ, os.fsdecode and
+# sys.executable use surrogateescape: byte 0xNN becomes U+DCNN), or one an exception message holds.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape_surrogate(m: re.Match) -> str:
+    code = ord(m.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+
+
+def visible_text(text: str) -> str:
+    """text as valid Unicode: each undecodable byte as the four characters \\xNN, any other lone
+    surrogate as \\uNNNN. JSON would write either as an escaped lone surrogate ("\\udcff"), which
+    no UTF-8 reader takes (the C++ `audit` refuses the map). The escape is for reading, not for a
+    round trip: text that already reads \\xff looks the same, and an escaped library path no longer
+    names its file. A variable's value so escaped is no integer, as the bytes were none for Python."""
+    return _SURROGATE.sub(_escape_surrogate, text) if _SURROGATE.search(text) else text
+
+
+def visible(value):
+    """value with every string in it (keys too) made visible_text."""
+    if isinstance(value, str):
+        return visible_text(value)
+    if isinstance(value, dict):
+        return {visible(k): visible(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [visible(v) for v in value]
+    return value
+
+
 def render(doc: dict) -> str:
-    return json.dumps(doc, indent=2) + "\n"
+    return json.dumps(visible(doc), indent=2) + "\n"
+
+
+def _printable(text) -> str:
+    """text for the terminal: characters it would act on (ESC, CR, bidirectional controls) and lone
+    surrogates shown as escapes."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text))
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def _target_problem(path: str):
+    """Why an existing path may not be replaced by the map (it must be a regular file), or None."""
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as e:
+        return e.strerror or str(e)
+    if stat.S_ISREG(mode):
+        return None
+    return f"is {_kind_of(mode)}, not a regular file (the map is only written as a new or a regular file)"
+
+
+class OutRefused(OSError):
+    """--out is not a place to write the map; the message says why."""
 
 
 def write_map(doc: dict, path: str) -> None:
-    """Writes doc to path atomically: a temporary file in the same folder, then a rename."""
+    """Writes doc to path atomically: a temporary file in the same folder, then a rename. A path
+    that exists and is not a regular file is refused (OutRefused), before and again just before
+    the rename; a failure leaves an old map as it was and no temporary file."""
     path = os.fspath(path)
+    problem = _target_problem(path)
+    if problem is not None:
+        raise OutRefused(problem)
     folder = os.path.dirname(os.path.abspath(path))
+    text = render(doc)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(render(doc))
+            f.write(text)
             f.flush()
             os.fsync(f.fileno())
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
+        problem = _target_problem(path)  # again: the rename replaces whatever is there now
+        if problem is not None:
+            raise OutRefused(problem)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -389,13 +474,14 @@ def _out_problem(path: str):
     """Why path cannot be written as --out, or None (checked before the package is imported)."""
     if not path:
         return "empty path"
-    if os.path.isdir(path):
-        return "is a directory"
+    problem = _target_problem(path)
+    if problem is not None:
+        return problem
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        return f"folder {folder!r} does not exist"
+        return f"folder {_printable(repr(folder))} does not exist"
     if not os.access(folder, os.W_OK | os.X_OK):
-        return f"folder {folder!r} is not writable"
+        return f"folder {_printable(repr(folder))} is not writable"
     return None
 
 
@@ -408,21 +494,22 @@ def main(argv=None) -> int:
     parser.add_argument("--out", required=True, metavar="FILE", help="binding map to write (JSON)")
     args = parser.parse_args(argv)  # exits 2 on bad usage
 
+    shown = _printable(repr(args.out))
     problem = _out_problem(args.out)
     if problem is not None:
-        print(f"cuparity_capture: cannot write --out {args.out!r}: {problem}", file=sys.stderr)
+        print(f"cuparity_capture: cannot write --out {shown}: {problem}", file=sys.stderr)
         return 2
     try:
         doc = capture(args.package)
     except Exception as e:  # a fault of this script, not of the package
-        print(f"cuparity_capture: capture failed: {describe_exception(e)}", file=sys.stderr)
+        print(f"cuparity_capture: capture failed: {_printable(describe_exception(e))}", file=sys.stderr)
         return 1
     try:
         write_map(doc, args.out)
     except OSError as e:
-        print(f"cuparity_capture: cannot write --out {args.out!r}: {e.strerror or e}", file=sys.stderr)
+        print(f"cuparity_capture: cannot write --out {shown}: {e.strerror or e}", file=sys.stderr)
         return 2
-    print(f"cuparity_capture: {doc['status']}: {len(doc['entries'])} entries -> {args.out}", file=sys.stderr)
+    print(f"cuparity_capture: {doc['status']}: {len(doc['entries'])} entries -> {shown}", file=sys.stderr)
     return 0
 
 

@@ -6,10 +6,8 @@ from typing import Any
 
 from ..formatting import OUTCOME_SYMBOL, fmt_num, version_text
 from ..json_input import Obj
+from ..reader import VERDICTS  # the judge's verdict words, each with a badge class of its own
 from .run_index import RunIndex
-
-# The judge's verdict words (summary.json `verdict`), each with a badge class of its own.
-VERDICTS = ("equivalent", "failed", "incomplete", "environment")
 
 
 def gpu_text(prov: Obj) -> str:

@@ -16,6 +16,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -671,3 +672,97 @@ def test_doubles_without_the_entry_table_say_so(tmp_path, simdriver, package):
     ), doc["error"]
     assert "ImportError" not in doc["error"]
     assert doc["entries"] == []
+
+
+# --- --out must be a regular file or new; the map is valid UTF-8 ---------------------------------
+
+
+def _special(path: Path, kind: str):
+    """Makes path a file of kind (a device node only as root: /dev/null's numbers, in tmp_path)."""
+    if kind == "device":
+        if os.geteuid() != 0:
+            pytest.skip("making a device node needs root")
+        os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(1, 3))
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "symlink":
+        (path.parent / "real.json").write_text("the link's own file\n", encoding="utf-8")
+        path.symlink_to("real.json")
+    elif kind == "dangling-symlink":
+        path.symlink_to("nothing-here.json")
+
+
+def _state(path: Path):
+    st = os.lstat(path)
+    real = path.parent / "real.json"
+    return (stat.S_IFMT(st.st_mode), st.st_ino, st.st_rdev,
+            os.readlink(path) if stat.S_ISLNK(st.st_mode) else None,
+            real.read_text(encoding="utf-8") if real.exists() else None)
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "symlink", "dangling-symlink"])
+def test_out_that_is_not_a_regular_file_exits_2(tmp_path, kind):
+    """Before: the map replaced a device node, a FIFO or a link with a regular file, and exited 0."""
+    out = tmp_path / "map.json"
+    _special(out, kind)
+    before = _state(out)
+    proc = _capture_cli("--package", "numba", "--out", str(out))
+    assert proc.returncode == 2, proc.stderr
+    assert str(out) in proc.stderr and "not a regular file" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert _state(out) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink"])
+def test_write_map_refuses_what_is_not_a_regular_file(tmp_path, kind):
+    out = tmp_path / "map.json"
+    _special(out, kind)
+    before = _state(out)
+    with pytest.raises(capture_module.OutRefused, match="not a regular file"):
+        capture_module.write_map({"schema": "x"}, str(out))
+    assert _state(out) == before
+
+
+def test_the_capture_imports_nothing_of_the_reports():
+    text = (CAPTURE_DIR / "cuparity_capture.py").read_text(encoding="utf-8")
+    assert "cuparity_reports" not in text
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("0", "0"),
+    (os.fsdecode(b"0\xff"), "0\\xff"),
+    (os.fsdecode(b"/opt/\xc3/lib:\x80"), "/opt/\\xc3/lib:\\x80"),
+    ("lone \ud800 high", "lone \\ud800 high"),
+    ("caf\u00e9 \u202e", "caf\u00e9 \u202e"),  # valid text stays as it is
+])
+def test_visible_text(text, shown):
+    assert capture_module.visible_text(text) == shown
+
+
+def test_bytes_that_are_not_utf8_are_written_visibly(tmp_path):
+    """Before: CUDA_VISIBLE_DEVICES=$'0\\xff' was written as "0\\udcff", a lone surrogate, which the
+    C++ audit refuses as invalid JSON."""
+    out = tmp_path / "map.json"
+    env = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "PYTHONPATH": str(tmp_path / "none"),
+           "CUDA_VISIBLE_DEVICES": os.fsdecode(b"0\xff"), "LD_LIBRARY_PATH": os.fsdecode(b"/opt/\xfe\x1b")}
+    proc = make_fixtures.run_capture("numba", out, env)
+    assert proc.returncode == 0, proc.stderr
+    raw = out.read_bytes()
+    assert not re.search(rb"\\u[dD][89a-fA-F]", raw), raw
+    doc = json.loads(raw.decode("utf-8"))
+    assert doc["environment"]["CUDA_VISIBLE_DEVICES"] == "0\\xff"
+    assert doc["environment"]["LD_LIBRARY_PATH"] == "/opt/\\xfe\x1b"
+
+
+def test_the_audit_reads_a_map_of_bytes_that_are_not_utf8(tmp_path, simdriver):
+    cuparity = make_fixtures.bin_dir() / "cuparity"
+    if not cuparity.is_file():
+        pytest.skip(f"no cuparity in {make_fixtures.bin_dir()}")
+    doc = captured_ok(tmp_path, "numba", simdriver, CUDA_VISIBLE_DEVICES=os.fsdecode(b"0\xff"))
+    assert doc["environment"]["CUDA_VISIBLE_DEVICES"] == "0\\xff"
+    audit = subprocess.run([str(cuparity), "audit", "--map", str(tmp_path / "numba.json")],
+                           env={**os.environ, "NUMBA_CUDA_DRIVER": str(simdriver)},
+                           capture_output=True, text=True, errors="replace", timeout=120)
+    assert audit.returncode in (0, 1), audit.stdout + audit.stderr
+    assert "not valid JSON" not in audit.stderr
