@@ -11,6 +11,7 @@
 #include "harness/suite/case_registry.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace cuparity {
@@ -20,13 +21,24 @@ using steady = std::chrono::steady_clock;
 
 /// A cell process gets this long to report its start (driver loading, context creation).
 constexpr auto startup_timeout = std::chrono::minutes(5);
-/// And this long from the end of one case to the start of the next.
-constexpr auto between_cases_timeout = std::chrono::seconds(120);
+/// And this long from the end of one case to the start of the next: 120 s, or the whole seconds
+/// of CUPARITY_BETWEEN_CASES_TIMEOUT_S (1 to 3600), which tests set to see a wait in seconds.
+std::chrono::seconds between_cases_timeout() {
+  static const std::chrono::seconds value = [] {
+    const char *v = std::getenv("CUPARITY_BETWEEN_CASES_TIMEOUT_S");
+    char *end = nullptr;
+    const long n = v ? std::strtol(v, &end, 10) : 0;
+    return v && *v && end && *end == '\0' && n >= 1 && n <= 3600 ? std::chrono::seconds(n)
+                                                                 : std::chrono::seconds(120);
+  }();
+  return value;
+}
 /// Waiting for the GPU lock, a cell waits for other cells' starts and cases, each bounded by its
 /// own deadline (startup_timeout, the case's timeout), after which its process is killed and the
 /// lock released. So the waiter's bound is only a backstop, far above any of theirs: a healthy
-/// cell's exclusive cases must never time out for the sake of a cell stuck at its start (issue
-/// seen with cuInit delayed 150 s: the healthy cell was killed after 120 s of waiting).
+/// cell's exclusive cases must never time out for the sake of a cell stuck at its start (seen
+/// with cuInit delayed 150 s: the healthy cell was killed after 120 s of waiting;
+/// tests/behaviour/lock_fairness.py).
 constexpr auto lock_wait_timeout = std::chrono::minutes(60);
 
 double ms_since(steady::time_point t) {
@@ -183,7 +195,7 @@ void cell_watch::on_event(const nlohmann::json &ev, const child_process &child, 
                  .requirement = ev.value("requirement", "")},
                 child.pid());
     recorded(c, a);
-    a.deadline = steady::now() + between_cases_timeout;
+    a.deadline = steady::now() + between_cases_timeout();
   } else if (kind == event_kind::cell_end) {
     append(record_type::binding_map, {{"map", ev.value("binding_map", nlohmann::json::array())}});
   }
@@ -197,7 +209,7 @@ void cell_watch::on_cell_start(const nlohmann::json &ev, attempt &a) {
                              {"driver", ev.value("driver", nlohmann::json::object())},
                              {"startup_ms", ev.value("startup_ms", nlohmann::json::object())},
                              {"launch_ms", ms_since(a.spawned)}});
-  a.deadline = steady::now() + between_cases_timeout;
+  a.deadline = steady::now() + between_cases_timeout();
 }
 
 /// After a process ended: records what it left unfinished; true when the rest of the cell

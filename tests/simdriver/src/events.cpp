@@ -99,7 +99,7 @@ CUresult record_event(CUevent h, CUstream hs, null_stream mode) {
   enqueue(s, [e, gen] {
     // Records on different streams may complete out of order: keep the newest generation.
     std::uint64_t seen = e->completed->load();
-    const std::int64_t t = now_ns();
+    const std::int64_t t = op_reached_ns();
     while (seen < gen && !e->completed->compare_exchange_weak(seen, gen)) {
     }
     if (seen < gen)

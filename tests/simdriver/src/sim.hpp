@@ -142,6 +142,7 @@ struct dependency {
 struct stream_op {
   std::function<void()> run;
   std::vector<dependency> deps;
+  std::int64_t queued_ns = 0; // when it was enqueued (now_ns)
 };
 
 struct stream {
@@ -155,6 +156,7 @@ struct stream {
   std::uint64_t completed = 0;
   bool destroyed = false;
   bool worker_started = false;
+  std::int64_t last_end_ns = 0; // when its last operation ended (now_ns)
   bool blocking() const { return what != kind::created || (flags & CU_STREAM_NON_BLOCKING) == 0; }
 };
 
@@ -198,6 +200,11 @@ void notify_progress();
 // The meeting kernel's clock runs only then (kernels.cpp).
 bool host_stalled();
 std::int64_t now_ns();
+// When a GPU would have reached the operation now running on this thread: for one that waited for
+// no other stream, as soon as it was queued and its stream's previous operation had ended; else
+// now. Events take their time from it, so two records with nothing between them read ~0 ms
+// however late a loaded host schedules the stream's worker (seen: 1.08 ms on a CI host).
+std::int64_t op_reached_ns();
 
 // ---- memory (memory.cpp)
 enum class mem_kind : std::uint8_t {

@@ -17,6 +17,8 @@ struct scheduler {
   int running = 0;      // operations a worker is running now
 };
 
+thread_local std::int64_t t_reached_ns = -1; // op_reached_ns() of the operation this worker runs
+
 // Immortal: detached workers keep waiting on it while the process exits.
 scheduler &sched() {
   static auto *s = new scheduler();
@@ -108,10 +110,14 @@ void worker_main(std::shared_ptr<stream> s) {
     stream_op op = std::move(s->queue.front());
     s->queue.pop_front();
     ++S.running;
+    t_reached_ns = op.deps.empty() ? std::max(op.queued_ns, s->last_end_ns) : now_ns();
     lock.unlock();
     op.run();
+    const std::int64_t ended = now_ns();
+    t_reached_ns = -1;
     op = stream_op{}; // drop captures (and the references they hold) outside the lock
     lock.lock();
+    s->last_end_ns = ended;
     --S.running;
     ++s->completed;
     S.cv.notify_all();
@@ -131,7 +137,7 @@ std::uint64_t enqueue_locked(const std::shared_ptr<stream> &s, std::function<voi
   } else if (s->blocking() && c->legacy && has_pending(*c->legacy)) {
     deps.push_back({c->legacy, c->legacy->enqueued, nullptr});
   }
-  s->queue.push_back(stream_op{std::move(run), std::move(deps)});
+  s->queue.push_back(stream_op{std::move(run), std::move(deps), now_ns()});
   ++s->enqueued;
   if (!s->worker_started) {
     s->worker_started = true;
@@ -203,6 +209,10 @@ CUresult destroy_stream(CUstream h) {
 }
 
 } // namespace
+
+std::int64_t op_reached_ns() {
+  return t_reached_ns >= 0 ? t_reached_ns : now_ns();
+}
 
 std::int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
