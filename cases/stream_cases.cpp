@@ -388,7 +388,11 @@ void event_elapsed(case_context &ctx) {
   const bool within = ms >= 45.0f && ms < 1000.0f;
   ctx.observe("elapsed_within_bounds", within);
   ctx.expect(within, "a 50 ms spin measured " + std::to_string(ms) + " ms");
-  // Two events with nothing between them: a few microseconds apart, never a millisecond.
+  // Two events with nothing between them: a few microseconds apart, never a millisecond. Both
+  // are queued behind a spin, so the stream reaches them back to back once it ends: on an idle
+  // stream a host descheduled between the two records would put its own delay between them
+  // (1.08 and 1.76 ms on the simulated driver, on a two-core CI host under ctest -j2).
+  launch(d, m.function("cuparity_spin"), {1}, {1}, 0, s.get(), {&ns});
   d.cuEventRecord(start.get(), s.get());
   d.cuEventRecord(stop.get(), s.get());
   d.cuEventSynchronize(stop.get());
