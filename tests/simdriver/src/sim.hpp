@@ -156,7 +156,7 @@ struct stream {
   std::uint64_t completed = 0;
   bool destroyed = false;
   bool worker_started = false;
-  std::int64_t last_end_ns = 0; // when its last operation ended (now_ns)
+  std::int64_t last_end_ns = 0; // when its last operation ended, on the stream's own clock
   bool blocking() const { return what != kind::created || (flags & CU_STREAM_NON_BLOCKING) == 0; }
 };
 
@@ -201,9 +201,10 @@ void notify_progress();
 bool host_stalled();
 std::int64_t now_ns();
 // When a GPU would have reached the operation now running on this thread: for one that waited for
-// no other stream, as soon as it was queued and its stream's previous operation had ended; else
-// now. Events take their time from it, so two records with nothing between them read ~0 ms
-// however late a loaded host schedules the stream's worker (seen: 1.08 ms on a CI host).
+// no other stream, as soon as it was queued and its stream's previous operation had ended (that
+// one's start plus its own run time); else now. Events take their time from it, so two records with
+// nothing between them read ~0 ms however late a loaded host schedules the stream's worker
+// (seen: 1.08 ms on a CI host).
 std::int64_t op_reached_ns();
 
 // ---- memory (memory.cpp)
