@@ -305,7 +305,8 @@ def _check_divergence(d: Obj) -> None:
 
 def check_summary(doc: Obj) -> None:
     """The rules of the C++ reader (harness/report/summary_reader.cpp) for what it reads: a known
-    `verdict`, an `exit_code` a process can return, `results` of known outcomes, `divergences`.
+    `verdict`, an `exit_code` a process can return, `counts` of whole numbers, `results` of known
+    outcomes, `divergences`.
     The rest is checked where the renderers read it."""
     verdict = doc.string("verdict", REQUIRED)
     if verdict not in VERDICTS:
@@ -314,6 +315,9 @@ def check_summary(doc: Obj) -> None:
     if code is None or not isinstance(code, int) or isinstance(code, bool) or not 0 <= code <= MAX_EXIT_CODE:
         got = "nothing" if "exit_code" not in doc else describe(code)
         raise doc.error("exit_code", f"expected an exit code (0-{MAX_EXIT_CODE}), got {got}")
+    for name, n in doc.count_map("counts").items():
+        if n < 0:  # as the C++ reader: a count is 0, 1, ...
+            raise doc.obj("counts").error(name, f"expected a count (0, 1, ...), got {n}")
     doc.string("started")
     provenance = doc.obj("provenance")
     provenance.string("git_revision")

@@ -153,6 +153,8 @@ class corpus:
             "lone_surrogate": text[:-1] + ', "x": "\\udcff"}',
             "nul_byte": text.encode()[:-1] + b', "x": "\x00"}',
             "counts_string": edited(lambda d: d.__setitem__("counts", "many")),
+            "count_negative": edited(lambda d: d.__setitem__("counts", {"pass": -1})),
+            "count_fraction": edited(lambda d: d.__setitem__("counts", {"pass": 1.5})),
             "results_object": edited(lambda d: d.__setitem__(first_result, {})),
         }
         if doc.get(first_result):
