@@ -20,9 +20,10 @@ void add_calibrate_command(CLI::App &app, action &run) {
                   "The fault shim library (default: libcuparity_fault_shim.so beside cuparity)");
   cmd->add_option("--target", opt->target, "The driver the shim forwards to")
       ->capture_default_str();
-  cmd->add_option("--probe", opt->probe, "The probe to time")->capture_default_str();
+  cmd->add_option("--probe", opt->probes, "A probe to calibrate (repeatable)")
+      ->capture_default_str();
   cmd->add_option("--symbol", opt->symbols,
-                  "Exported symbol to delay (repeatable; default cuLaunchKernel)");
+                  "Exported symbol to delay (repeatable; default: the symbols each probe binds)");
   cmd->add_option("--delays", opt->delays_pct, "Delays in % of the probe's cost, ascending")
       ->delimiter(',')
       ->check(finite_number(1e-3, true, 100.0));

@@ -199,13 +199,17 @@ median_interval block_bootstrap_median(const std::vector<double> &sequence, doub
 
 std::string decide(const ratio_interval &r, double p_value, const comparison_rule &rule) {
   const double hi = 1 + rule.threshold, lo = 1 / (1 + rule.threshold);
-  // A change counts when it is significant, beyond the threshold, and its interval clears half
-  // the threshold (not merely 1): noise alone then almost never makes a verdict (no false one in
-  // 2000 simulated A/A comparisons of 9 rounds at 3 % spread).
-  const double half_hi = 1 + rule.threshold / 2, half_lo = 1 / (1 + rule.threshold / 2);
+  // A change counts when it is significant, far enough beyond 1, and its interval clears the
+  // floor (not merely 1). Unmeasured, the floor is half the threshold: noise alone then almost
+  // never makes a verdict (no false one in 2000 simulated A/A comparisons of 9 rounds at 3 %
+  // spread). A paired verdict's floor is what the run's same-address controls reached.
+  const double floor = rule.floor >= 0 ? rule.floor : rule.threshold / 2;
+  const double clear_hi = 1 + floor, clear_lo = 1 / (1 + floor);
+  const double past_hi = 1 + rule.threshold * rule.beyond;
+  const double past_lo = 1 / past_hi;
   const bool significant = p_value < rule.alpha;
-  const bool up = significant && r.low > half_hi && r.ratio > hi;
-  const bool down = significant && r.high < half_lo && r.ratio < lo;
+  const bool up = significant && r.low > clear_hi && r.ratio > past_hi;
+  const bool down = significant && r.high < clear_lo && r.ratio < past_lo;
   // "Worse" is a larger value for latencies and a smaller one for bandwidths.
   if (rule.lower_is_better ? up : down)
     return "slower";

@@ -48,6 +48,15 @@ struct comparison_rule {
   double threshold = 0.05; ///< relative change that matters (5 %), the probe's own
   double alpha = 0.01;     ///< significance level; intervals are at 1 - alpha
   bool lower_is_better = true;
+  /// How far beyond the threshold the estimate must be, as a fraction of it: 1 across processes
+  /// and runs (a change is beyond the threshold), 0.5 for paired verdicts, whose threshold is
+  /// the smallest change they must catch.
+  double beyond = 1.0;
+  /// How far from 1 the interval must lie, relative. Negative: half the threshold, the noise a
+  /// comparison may show as far as anything measured says. A paired verdict sets the run's
+  /// measured method floor instead (its same-address controls), so a verdict inside it can never
+  /// be slower or faster.
+  double floor = -1;
 };
 
 struct latency_verdict {
@@ -61,9 +70,9 @@ struct latency_verdict {
 };
 
 /// The rule every latency verdict uses (docs/latency.md#verdicts), on a ratio b/a with its
-/// interval and p-value: slower/faster when significant (p < alpha), beyond the threshold, and
-/// the interval clears half the threshold; same when the interval lies within +-threshold;
-/// otherwise ambiguous.
+/// interval and p-value: slower/faster when significant (p < alpha), beyond `beyond` x threshold,
+/// and the interval clears the floor (half the threshold unless measured); same when the interval
+/// lies within +-threshold; otherwise ambiguous.
 [[nodiscard]] std::string decide(const ratio_interval &ratio, double p_value,
                                  const comparison_rule &rule);
 

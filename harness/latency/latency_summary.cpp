@@ -186,6 +186,7 @@ json latency_summary(const matrix &m, const std::vector<json> &records, const js
           {"comparisons", parts.comparisons},
           {"overhead", paired.overhead},
           {"paired", paired.paired},
+          {"floors", paired.floors},
           {"noise", noise_block(parts.stats, l.target_cv)},
           {"baseline", parts.baseline},
           // The thresholds these verdicts were judged with, so a later `cuparity compare` of

@@ -4,6 +4,7 @@
 #include "harness/latency/latency_stats.hpp"
 #include "harness/protocol/records.hpp"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
@@ -90,32 +91,96 @@ json overhead_entry(const std::string &cell, const std::string &probe, const pai
           {"block_length", r.block_length}};
 }
 
+/// One cell's backend comparison before its verdict: the interval of nvidia / internal.
+struct backend_pairs {
+  std::string cell, probe;
+  const pair_sequences *seq = nullptr;
+  median_interval m;
+  double direct_ns = 0; ///< median per-call time of this backend's raw pointer
+};
+
+backend_pairs measure(const std::string &cell, const std::string &probe, const pair_sequences &s,
+                      double confidence) {
+  backend_pairs b{cell, probe, &s, {}, 0};
+  if (s.theirs.empty())
+    return b;
+  const bool own_is_nvidia = s.own == "nvidia";
+  const auto seq = own_is_nvidia ? ratios(s.direct, s.theirs) : ratios(s.theirs, s.direct);
+  b.m = block_bootstrap_median(seq, 1, confidence, resamples);
+  b.direct_ns = median(s.direct);
+  return b;
+}
+
+/// How far from 1 a ratio lies, relative, either way.
+double distance(const median_interval &m) {
+  if (m.estimate <= 0 || m.n == 0)
+    return 0;
+  return std::max(m.estimate, 1 / m.estimate) - 1;
+}
+
+/// The run's method floor per probe: the farthest any same-address control's ratio lay from 1.
+/// Two pointers to one address can differ only by the method, so no verdict's interval may claim
+/// a change inside that; its own noise is already in its interval.
+struct method_floor {
+  double floor = 0, floor_ns = 0;
+  std::vector<std::string> cells;
+};
+
+std::map<std::string, method_floor> method_floors(const std::vector<backend_pairs> &all) {
+  std::map<std::string, method_floor> out;
+  for (const auto &b : all) {
+    if (!b.seq->same_address || b.m.n == 0)
+      continue;
+    auto &f = out[b.probe];
+    const double r = distance(b.m);
+    if (f.cells.empty() || r > f.floor)
+      f.floor = r, f.floor_ns = r * b.direct_ns;
+    f.cells.push_back(b.cell);
+  }
+  return out;
+}
+
 /// The other backend against this one, always as nvidia over internal so that the two cells of
-/// one null-stream mode read alike.
-json backend_entry(const std::string &cell, const std::string &probe, const pair_sequences &s,
-                   const comparison_rule &rule) {
-  json e = {{"probe", probe},   {"cell", cell},    {"own", s.own},
+/// one null-stream mode read alike. A same-address control is judged with no floor (it is what
+/// measures the floor); every other comparison must clear its probe's floor where the run has one.
+json backend_entry(const backend_pairs &b, const std::map<std::string, method_floor> &floors,
+                   comparison_rule rule) {
+  const pair_sequences &s = *b.seq;
+  json e = {{"probe", b.probe}, {"cell", b.cell},    {"own", s.own},
             {"other", s.other}, {"a", "internal"}, {"b", "nvidia"}};
   if (s.theirs.empty()) {
     e["verdict"] = "not_measured";
     e["reason"] = s.missing.empty() ? "no other backend in the probe process" : s.missing;
     return e;
   }
-  const bool own_is_nvidia = s.own == "nvidia";
-  const auto seq = own_is_nvidia ? ratios(s.direct, s.theirs) : ratios(s.theirs, s.direct);
-  const auto m = block_bootstrap_median(seq, 1, 1 - rule.alpha, resamples);
-  const ratio_interval ri{m.estimate, m.low, m.high};
-  e.update({{"ratio", m.estimate},
-            {"ci_low", m.low},
-            {"ci_high", m.high},
-            {"p_value", m.p_value},
+  const auto f = floors.find(b.probe);
+  const bool control = s.same_address;
+  rule.floor = control ? 0.0 : f != floors.end() ? f->second.floor : -1.0;
+  const ratio_interval ri{b.m.estimate, b.m.low, b.m.high};
+  e.update({{"ratio", b.m.estimate},
+            {"ci_low", b.m.low},
+            {"ci_high", b.m.high},
+            {"p_value", b.m.p_value},
             {"mde", minimum_detectable_effect(ri)},
             {"threshold", rule.threshold},
-            {"verdict", decide(ri, m.p_value, rule)},
+            {"floor", control || f == floors.end() ? json(nullptr) : json(f->second.floor)},
+            {"control", control},
+            {"verdict", decide(ri, b.m.p_value, rule)},
             {"same_address", s.same_address},
-            {"pairs", m.n},
-            {"block_length", m.block_length}});
+            {"pairs", b.m.n},
+            {"block_length", b.m.block_length}});
   return e;
+}
+
+json floors_json(const std::map<std::string, method_floor> &floors, double threshold) {
+  json out = json::array();
+  for (const auto &[probe, f] : floors)
+    out.push_back({{"probe", probe},
+                   {"floor", f.floor},
+                   {"floor_ns", f.floor_ns},
+                   {"within_threshold", f.floor <= threshold},
+                   {"controls", f.cells}});
+  return out;
 }
 
 } // namespace
@@ -124,17 +189,25 @@ paired_blocks paired_summary(const latency_settings &l, const std::vector<json> 
   paired_blocks out;
   comparison_rule rule;
   rule.threshold = l.paired_threshold;
-  for (const auto &[cell, probes] : index_pairs(records))
+  rule.beyond = 0.5;
+  const auto index = index_pairs(records);
+  std::vector<backend_pairs> measured;
+  for (const auto &[cell, probes] : index)
     for (const auto &[probe, seq] : probes) {
       if (seq.direct.empty())
         continue;
       if (!seq.facade.empty())
         out.overhead.push_back(overhead_entry(cell, probe, seq, 1 - rule.alpha));
-      json e = backend_entry(cell, probe, seq, rule);
-      const std::string v = e["verdict"];
-      out.differs = out.differs || v == "slower" || v == "faster";
-      out.paired.push_back(std::move(e));
+      measured.push_back(measure(cell, probe, seq, 1 - rule.alpha));
     }
+  const auto floors = method_floors(measured);
+  for (const auto &b : measured) {
+    json e = backend_entry(b, floors, rule);
+    const std::string v = e["verdict"];
+    out.differs = out.differs || v == "slower" || v == "faster";
+    out.paired.push_back(std::move(e));
+  }
+  out.floors = floors_json(floors, rule.threshold);
   return out;
 }
 

@@ -14,6 +14,8 @@ namespace cuparity {
 struct paired_blocks {
   nlohmann::json overhead = nlohmann::json::array();
   nlohmann::json paired = nlohmann::json::array();
+  /// Per probe, the run's method floor: how far its same-address controls reached from 1.
+  nlohmann::json floors = nlohmann::json::array();
   bool differs = false; ///< some backend comparison reads slower or faster
 };
 

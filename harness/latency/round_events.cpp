@@ -40,7 +40,7 @@ nlohmann::json sample_record(const nlohmann::json &ev, const cell &c, int round)
 nlohmann::json pairs_record(const nlohmann::json &ev, const cell &c, int round) {
   nlohmann::json rec = make_record(record_type::latency_pairs, {{"round", round}, {"cell", c.id}});
   for (const char *key : {"probe", "own", "other", "same_address", "block_iterations",
-                          "per_call_ns", "other_missing"})
+                          "per_call_ns", "symbols", "other_missing"})
     if (ev.contains(key))
       rec[key] = ev[key];
   return rec;

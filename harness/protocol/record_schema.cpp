@@ -39,7 +39,8 @@ rules rules_of(record_type t) {
             {"device", k::string, optional},
             {"driver", k::object, optional},
             {"startup_ms", k::object, optional},
-            {"launch_ms", k::number, optional}};
+            {"launch_ms", k::number, optional},
+            {"spawned_at_ms", k::number, optional}};
   case record_type::case_result:
     return {{"cell", k::string},
             {"case", k::string},
@@ -49,6 +50,7 @@ rules rules_of(record_type t) {
             {"duration_ms", k::number},
             {"pid", k::number, optional},
             {"costs", k::object, optional},
+            {"started_at_ms", k::number, optional},
             {"requirement", k::string, optional}};
   case record_type::cell_error:
     return {{"cell", k::string}, {"kind", k::string}, {"message", k::string}};
@@ -56,7 +58,9 @@ rules rules_of(record_type t) {
     return {{"cell", k::string}, {"map", k::array}};
   case record_type::cell_exit:
     return {
-        {"cell", k::string}, {"pid", k::number}, {"wall_ms", k::number}, {"exit_ms", k::number}};
+        {"cell", k::string},   {"pid", k::number},
+        {"wall_ms", k::number}, {"exit_ms", k::number},
+        {"ended_at_ms", k::number, optional}};
   case record_type::functional_phase:
   case record_type::latency_phase:
     return {{"wall_s", k::number}, {"interrupted", k::boolean, optional}};
@@ -75,6 +79,7 @@ rules rules_of(record_type t) {
             {"same_address", k::boolean, optional},
             {"block_iterations", k::number, optional},
             {"per_call_ns", k::object, optional},
+            {"symbols", k::array, optional}, // the exported symbols the probe's entries bound
             {"other_missing", k::string, optional}}; // why the other series is absent
   case record_type::latency_cell:
     return {{"cell", k::string}, {"config", k::object}};

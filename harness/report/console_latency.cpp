@@ -72,6 +72,13 @@ void print_paired(std::ostream &out, const json &lat) {
   for (const auto &[verdict, n] : count)
     out << " " << n << " " << verdict;
   out << "\n";
+  // The method floor beside the verdicts: no verdict of that probe claims a change inside it.
+  for (const auto &f : lat.value("floors", json::array()))
+    out << "  method floor " << f.value("probe", "") << ": " << std::setprecision(3)
+        << 100 * f.value("floor", 0.0) << "% (" << std::setprecision(3) << f.value("floor_ns", 0.0)
+        << " ns) from " << f.value("controls", json::array()).size()
+        << " same-address control(s)"
+        << (f.value("within_threshold", true) ? "" : ", ABOVE the paired threshold") << "\n";
   for (const auto &p : paired) {
     const std::string verdict = p.value("verdict", "");
     if (verdict == "same")
@@ -84,8 +91,13 @@ void print_paired(std::ostream &out, const json &lat) {
     out << "nvidia is " << verdict << " (x" << std::setprecision(4) << p.value("ratio", 0.0)
         << ", CI " << p.value("ci_low", 0.0) << ".." << p.value("ci_high", 0.0) << ", p "
         << std::setprecision(2) << p.value("p_value", 1.0) << ", MDE " << 100 * p.value("mde", 0.0)
-        << "%, " << p.value("pairs", 0) << " pairs"
-        << (p.value("same_address", false) ? ", same addresses: an A/A control" : "") << ")\n";
+        << "%, " << p.value("pairs", 0) << " pairs";
+    if (p.value("same_address", false))
+      out << ", same addresses: an A/A control";
+    else if (p.contains("floor") && p["floor"].is_number())
+      out << ", beyond the method floor " << std::setprecision(3)
+          << 100 * p["floor"].get<double>() << "%";
+    out << ")\n";
   }
 }
 

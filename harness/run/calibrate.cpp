@@ -11,6 +11,7 @@
 #include "harness/protocol/records.hpp"
 #include "harness/suite/probe_registry.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <filesystem>
@@ -35,13 +36,20 @@ struct delay_cell {
   double pct = 0;
   long ns = 0;
   std::string faults;
+  double actual_pct = 0; ///< what `ns` is of the probe's cost (delays are whole ns)
+};
+
+/// One probe's calibration: its name and the exported symbols its delays go into.
+struct probe_target {
+  std::string probe;
+  std::vector<std::string> symbols;
 };
 
 /// The fault spec that slows `path` by `ns` for every symbol. The dlsym path keeps the proc path
 /// clean explicitly, so it reads the same under the shim and the simulated driver.
-std::string fault_spec(const calibrate_options &o, const std::string &path, long ns) {
+std::string fault_spec(const probe_target &t, const std::string &path, long ns) {
   std::string spec;
-  for (const auto &sym : o.symbols) {
+  for (const auto &sym : t.symbols) {
     const auto add = [&](const std::string &item) { spec += (spec.empty() ? "" : ";") + item; };
     add(sym + ":delay_ns=" + std::to_string(ns) + "@" + path);
     if (path == "dlsym")
@@ -50,8 +58,9 @@ std::string fault_spec(const calibrate_options &o, const std::string &path, long
   return spec;
 }
 
-matrix calibration_matrix(const calibrate_options &o, const std::string &shim,
-                          const std::vector<delay_cell> &cells, int rounds) {
+matrix calibration_matrix(const calibrate_options &o, const std::string &probe,
+                          const std::string &shim, const std::vector<delay_cell> &cells,
+                          int rounds) {
   matrix m;
   m.name = "calibrate";
   m.variables = {var::driver,     shim_target,          shim_faults, var::use_nvidia_binding,
@@ -65,7 +74,7 @@ matrix calibration_matrix(const calibrate_options &o, const std::string &shim,
     m.cells.push_back(std::move(c));
   }
   m.latency.enabled = true;
-  m.latency.probes = {o.probe};
+  m.latency.probes = {probe};
   m.latency.rounds = m.latency.max_rounds = rounds;
   m.latency.min_time_s = o.min_time_s;
   return m;
@@ -92,6 +101,19 @@ const json *paired_for(const json &summary, const std::string &cell) {
     if (p.value("cell", "") == cell)
       return &p;
   return nullptr;
+}
+
+/// The exported symbols the probe bound in the cost run (empty when it bound none).
+std::vector<std::string> bound_symbols(const std::string &results_path, const std::string &probe) {
+  std::vector<std::string> out;
+  for (const auto &r : read_results(results_path).records)
+    if (is_record(r, record_type::latency_pairs) && r.value("probe", "") == probe &&
+        r.contains("symbols") && r["symbols"].is_array()) {
+      for (const auto &s : r["symbols"])
+        if (s.is_string() && std::find(out.begin(), out.end(), s) == out.end())
+          out.push_back(s);
+    }
+  return out;
 }
 
 /// The probe's cost per call through the internal backend's raw pointer, in ns (0 if unmeasured).
@@ -132,8 +154,11 @@ std::string check_options(const calibrate_options &o, const std::string &shim) {
     return "--out " + o.out_dir +
            ": not a directory; calibrate writes calibrate.json and the "
            "probe results into one";
-  if (!probe_registry::instance().matches_any(o.probe))
-    return "--probe " + o.probe + ": names no probe (see `cuparity probe --list`)";
+  if (o.probes.empty())
+    return "--probe: at least one probe is needed";
+  for (const auto &probe : o.probes)
+    if (probe_registry::instance().select({probe}).size() != 1)
+      return "--probe " + probe + ": names no single probe (see `cuparity probe --list`)";
   if (!fs::is_regular_file(shim))
     return "--shim: " + shim + " is not a file (build the fault shim, or name it with --shim)";
   if (o.delays_pct.empty())
@@ -141,12 +166,14 @@ std::string check_options(const calibrate_options &o, const std::string &shim) {
   for (double d : o.delays_pct)
     if (!(d > 0 && d <= 100))
       return "--delays: " + std::to_string(d) + " is not a percentage in (0, 100]";
-  if (o.symbols.empty())
-    return "--symbol: at least one exported symbol is needed";
+  for (const auto &sym : o.symbols)
+    if (sym.empty() || sym.find_first_of(":;@= ") != std::string::npos)
+      return "--symbol '" + sym + "': not an exported symbol name";
   return "";
 }
 
-std::vector<delay_cell> delay_cells(const calibrate_options &o, double cost_ns) {
+std::vector<delay_cell> delay_cells(const calibrate_options &o, const probe_target &t,
+                                    double cost_ns) {
   std::vector<delay_cell> cells{{"aa", "", 0, 0, ""}};
   for (const char *path : {"proc", "dlsym"})
     for (double pct : o.delays_pct) {
@@ -154,10 +181,11 @@ std::vector<delay_cell> delay_cells(const calibrate_options &o, double cost_ns) 
       d.path = path;
       d.pct = pct;
       d.ns = std::max(1L, std::lround(cost_ns * pct / 100));
+      d.actual_pct = 100.0 * static_cast<double>(d.ns) / cost_ns; // whole ns: 1 ns of 11 is 9 %
       std::ostringstream id;
       id << path << "+" << pct << "%";
       d.id = id.str();
-      d.faults = fault_spec(o, path, d.ns);
+      d.faults = fault_spec(t, path, d.ns);
       cells.push_back(std::move(d));
     }
   return cells;
@@ -168,6 +196,7 @@ json row_json(const delay_cell &d, const json *p) {
               {"path", d.path.empty() ? "none" : d.path},
               {"delay_pct", d.pct},
               {"delay_ns", d.ns},
+              {"actual_pct", d.actual_pct},
               {"faults", d.faults}};
   if (p)
     for (const char *k : {"ratio", "ci_low", "ci_high", "p_value", "mde", "verdict", "pairs",
@@ -177,30 +206,26 @@ json row_json(const delay_cell &d, const json *p) {
   return row;
 }
 
-} // namespace
+/// The run's method floor for the probe (its A/A cell's reach), or null when unmeasured.
+json floor_of(const json &summary, const std::string &probe) {
+  if (summary.is_object() && summary.contains("floors"))
+    for (const auto &f : summary["floors"])
+      if (f.value("probe", "") == probe)
+        return f;
+  return nullptr;
+}
 
-int calibrate(const calibrate_options &o, std::ostream &out) {
-  const std::string shim =
-      o.shim.empty() ? companion_library(executable_dir(), "libcuparity_fault_shim.so") : o.shim;
-  if (const std::string why = check_options(o, shim); !why.empty()) {
-    std::cerr << "cuparity calibrate: " << why << "\n";
-    return exit_code::bad_input;
-  }
-  fs::create_directories(o.out_dir + "/logs");
-  // The probe's cost without faults, through the shim: the delays are fractions of it.
-  const std::vector<delay_cell> base{{"cost", "", 0, 0, ""}};
-  const json first = run_cells(o, calibration_matrix(o, shim, base, 1), "cost");
-  const double cost = probe_cost(first, "cost");
-  if (cost <= 0) {
-    out << "cuparity calibrate: the probe " << o.probe << " gave no measurement through " << shim
-        << " in front of " << o.target << " (see " << o.out_dir << "/logs/latency.log)\n";
-    return exit_code::environment;
-  }
-  const auto cells = delay_cells(o, cost);
-  const json summary = run_cells(o, calibration_matrix(o, shim, cells, o.rounds), "results");
-  out << "calibrate: " << o.probe << " costs " << cost << " ns per call through " << o.target
-      << "; delays into " << o.symbols.front() << (o.symbols.size() > 1 ? " and others" : "")
-      << "; nvidia / internal, paired:\n";
+/// What one probe's calibration found.
+struct probe_result {
+  json report;
+  bool ok = false;
+  bool measured = false;
+};
+
+/// Reads each cell's paired verdict: the rows, the smallest delay seen per path, the A/A.
+probe_result read_delays(const calibrate_options &o, const std::vector<delay_cell> &cells,
+                         const json &summary, std::ostream &out) {
+  probe_result r;
   json rows = json::array(), smallest = {{"proc", nullptr}, {"dlsym", nullptr}};
   bool aa_clean = false, largest_seen = true;
   for (const auto &d : cells) {
@@ -214,7 +239,7 @@ int calibrate(const calibrate_options &o, std::ostream &out) {
     }
     const bool seen = verdict == expected(d.path);
     if (seen && smallest[d.path].is_null())
-      smallest[d.path] = {{"delay_pct", d.pct}, {"delay_ns", d.ns}};
+      smallest[d.path] = {{"delay_pct", d.pct}, {"delay_ns", d.ns}, {"actual_pct", d.actual_pct}};
     if (d.pct == o.delays_pct.back())
       largest_seen = largest_seen && seen;
   }
@@ -222,19 +247,81 @@ int calibrate(const calibrate_options &o, std::ostream &out) {
     out << "  smallest delay read on the " << path
         << " path: " << (smallest[path].is_null() ? "none" : smallest[path].dump()) << "\n";
   out << "  A/A: " << (aa_clean ? "neither slower nor faster" : "READS A DIFFERENCE") << "\n";
-  const json report = {{"schema", "cuparity.calibrate/1"},
-                       {"probe", o.probe},
-                       {"symbols", o.symbols},
+  r.report = {{"rows", rows}, {"smallest", smallest}, {"aa_clean", aa_clean}};
+  r.ok = aa_clean && largest_seen;
+  return r;
+}
+
+/// One probe: its cost and symbols without faults, then the A/A and delay cells.
+probe_result calibrate_probe(const calibrate_options &o, const std::string &probe,
+                             const std::string &shim, std::ostream &out) {
+  probe_result r;
+  const std::string stem = probe_registry::instance().select({probe}).front()->name;
+  const std::vector<delay_cell> base{{"cost", "", 0, 0, ""}};
+  const json first = run_cells(o, calibration_matrix(o, stem, shim, base, 1), stem + ".cost");
+  const double cost = probe_cost(first, "cost");
+  probe_target t{stem, o.symbols.empty()
+                           ? bound_symbols(o.out_dir + "/" + stem + ".cost.jsonl", stem)
+                           : o.symbols};
+  if (cost <= 0 || t.symbols.empty()) {
+    out << "cuparity calibrate: the probe " << stem
+        << (cost <= 0 ? " gave no measurement" : " bound no driver symbol to delay") << " through "
+        << shim << " in front of " << o.target << " (see " << o.out_dir << "/logs/latency.log)\n";
+    r.report = {{"probe", stem}, {"error", cost <= 0 ? "no measurement" : "no symbol"}};
+    return r;
+  }
+  r.measured = true;
+  const auto cells = delay_cells(o, t, cost);
+  const json summary =
+      run_cells(o, calibration_matrix(o, stem, shim, cells, o.rounds), stem + ".results");
+  std::string syms;
+  for (const auto &sym : t.symbols)
+    syms += (syms.empty() ? "" : ", ") + sym;
+  out << "calibrate: " << stem << " costs " << cost << " ns per call through " << o.target
+      << "; delays into " << syms << "; nvidia / internal, paired:\n";
+  const json floor = floor_of(summary, stem);
+  if (floor.is_object())
+    out << "  method floor: " << std::setprecision(3) << 100 * floor.value("floor", 0.0) << "% ("
+        << floor.value("floor_ns", 0.0) << " ns) from the A/A cell\n"
+        << std::defaultfloat;
+  r = read_delays(o, cells, summary, out);
+  r.measured = true;
+  r.report.update({{"probe", stem},
+                   {"symbols", t.symbols},
+                   {"cost_ns", cost},
+                   {"floor", floor.is_object() ? floor["floor"] : json(nullptr)},
+                   {"floor_ns", floor.is_object() ? floor["floor_ns"] : json(nullptr)}});
+  return r;
+}
+
+} // namespace
+
+int calibrate(const calibrate_options &o, std::ostream &out) {
+  const std::string shim =
+      o.shim.empty() ? companion_library(executable_dir(), "libcuparity_fault_shim.so") : o.shim;
+  if (const std::string why = check_options(o, shim); !why.empty()) {
+    std::cerr << "cuparity calibrate: " << why << "\n";
+    return exit_code::bad_input;
+  }
+  fs::create_directories(o.out_dir + "/logs");
+  json probes = json::array();
+  bool ok = true, measured = true;
+  for (const auto &probe : o.probes) {
+    probe_result r = calibrate_probe(o, probe, shim, out);
+    ok = ok && r.ok;
+    measured = measured && r.measured;
+    probes.push_back(std::move(r.report));
+  }
+  const json report = {{"schema", "cuparity.calibrate/2"},
                        {"target", o.target},
                        {"shim", shim},
-                       {"cost_ns", cost},
                        {"rounds", o.rounds},
                        {"min_time_s", o.min_time_s},
-                       {"rows", rows},
-                       {"smallest", smallest},
-                       {"aa_clean", aa_clean}};
+                       {"probes", probes}};
   write_output_file(o.out_dir + "/calibrate.json", report.dump(2) + "\n");
-  return aa_clean && largest_seen ? exit_code::ok : exit_code::failures;
+  if (!measured)
+    return exit_code::environment;
+  return ok ? exit_code::ok : exit_code::failures;
 }
 
 } // namespace cuparity

@@ -10,8 +10,9 @@ namespace cuparity {
 struct calibrate_options {
   std::string shim;                    ///< the fault shim library ("" = beside the executable)
   std::string target = "libcuda.so.1"; ///< the driver the shim forwards to
-  std::string probe = "launch.empty_kernel";
-  std::vector<std::string> symbols{"cuLaunchKernel"}; ///< exported symbols the delay goes into
+  std::vector<std::string> probes{"launch.empty_kernel"}; ///< each calibrated on its own
+  /// Exported symbols the delay goes into; empty: each probe's own (the symbols it bound).
+  std::vector<std::string> symbols;
   std::vector<double> delays_pct{0.5, 1, 2, 3, 5};    ///< of the probe's cost, per call
   double min_time_s = 0.5;                            ///< per series per round
   int rounds = 2;      ///< rounds over all delay cells (order reversed each round)
@@ -19,13 +20,14 @@ struct calibrate_options {
   std::string gpu;     ///< CUDA_VISIBLE_DEVICES ("" = as is)
 };
 
-/// Puts the fault shim in front of the driver and runs the paired probe in an internal cell
-/// (whose other series is the nvidia backend's pointer): once without faults to learn the probe's
-/// cost, then an A/A cell and one cell per delay and resolution path. Reports for each the
-/// paired verdict, and per path the smallest delay that reads as the slowed backend being slower.
-/// Writes calibrate.json and prints a table. Exit 0 when the A/A reads neither slower nor faster
-/// and every path's largest delay was seen; 1 otherwise; 2 for bad options; 3 when no probe
-/// process could start.
+/// Puts the fault shim in front of the driver and, per probe, runs it paired in an internal cell
+/// (whose other series is the nvidia backend's pointer): once without faults to learn its cost
+/// and the symbols it binds, then an A/A cell and one cell per delay and resolution path. Reports
+/// per probe the method floor (how far the A/A control's interval reached from 1, in % and ns),
+/// each cell's paired verdict, and per path the smallest delay that reads as the slowed backend
+/// being slower. Writes calibrate.json and prints a table. Exit 0 when every A/A reads neither
+/// slower nor faster and every path's largest delay was seen; 1 otherwise; 2 for bad options; 3
+/// when a probe gave no measurement.
 [[nodiscard]] int calibrate(const calibrate_options &options, std::ostream &console);
 
 } // namespace cuparity

@@ -84,8 +84,12 @@ json series_event(const probe_def &p, probe_series series, const std::vector<dou
   return ev;
 }
 
-json pairs_event(const probe_def &p, const probe_run &run, const probe_env &env,
+json pairs_event(const probe_def &p, const probe_run &run, probe_env &env,
                  const std::vector<std::vector<double>> &ns, int round) {
+  // The exported symbols this backend bound for the probe: what a delay must slow (calibrate).
+  json symbols = json::array();
+  for (entry_id id : run.state.entries())
+    symbols.push_back(env.drv.resolved(id).symbol);
   json times = json::object();
   for (int s = 0; s < probe_series_count; ++s)
     if (run.state.ran()[s])
@@ -97,6 +101,7 @@ json pairs_event(const probe_def &p, const probe_run &run, const probe_env &env,
                         {"other", env.other ? std::string(env.other->backend_name()) : ""},
                         {"same_address", run.state.ran()[2] && run.state.same_address()},
                         {"block_iterations", run.state.block_iterations()},
+                        {"symbols", symbols},
                         {"per_call_ns", times}});
   std::string missing = run.other_error.empty() ? run.state.other_missing() : run.other_error;
   if (!missing.empty())

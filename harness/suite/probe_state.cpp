@@ -1,6 +1,8 @@
 // The block schedule of a probe's series: block size, triple order, budget.
 #include "harness/suite/probe_state.hpp"
 
+#include "harness/suite/series_order.hpp"
+
 #include <algorithm>
 
 namespace cuparity {
@@ -34,7 +36,8 @@ void *probe_state::theirs_address(entry_id id) const {
 }
 
 void probe_state::note_binding(entry_id id, const void *own, const void *theirs) {
-  m_bound_any = true;
+  if (std::find(m_entries.begin(), m_entries.end(), id) == m_entries.end())
+    m_entries.push_back(id);
   m_same_address = m_same_address && own == theirs;
   if (m_other && !theirs && m_other_missing.empty())
     m_other_missing = "the " + std::string(m_other->backend_name()) + " backend has no " +
@@ -47,15 +50,21 @@ void probe_state::start_loop() {
     m_other_missing = "no other backend in this process";
   if (!m_other_missing.empty())
     m_on[2] = false;
-  if (!m_bound_any) // no driver call: the series would all be the same code
+  if (m_entries.empty()) // no driver call: the series would all be the same code
     m_on[1] = m_on[2] = false;
+  std::vector<probe_series> on;
   for (int s = 0; s < probe_series_count; ++s)
     if (m_on[s])
-      m_order.push_back(static_cast<probe_series>(s));
-  if (m_plan.flip)
-    std::reverse(m_order.begin(), m_order.end());
+      on.push_back(static_cast<probe_series>(s));
+  for (const auto &row : balanced_orders(on.size())) {
+    m_orders.emplace_back();
+    for (std::size_t i : row)
+      m_orders.back().push_back(on[i]);
+  }
+  if (m_plan.flip) // odd rounds take the cycle backwards: each order is then reversed too
+    std::reverse(m_orders.begin(), m_orders.end());
   m_calibrating = true;
-  m_active = static_cast<int>(m_on[1] ? probe_series::direct : m_order.front());
+  m_active = static_cast<int>(m_on[1] ? probe_series::direct : on.front());
   m_loop_start = std::chrono::steady_clock::now();
 }
 
@@ -70,9 +79,9 @@ void probe_state::close_block() {
     m_blocks.push_back({active(), m_block_iterations, ns});
 }
 
-/// Calibration grows the block until it lasts `block_s`; then triples run, each in the reverse
-/// order of the one before (F D O, O D F: a series' position averages out), until the budget is
-/// spent at a triple's end. False when the loop is over.
+/// Calibration grows the block until it lasts `block_s`; then triples run, each in the next order
+/// of the cycle (series_order.hpp: every series takes every position equally often), until the
+/// budget is spent at the end of a whole cycle. False when the loop is over.
 bool probe_state::choose_next() {
   const double target_ns = m_plan.block_s * 1e9;
   if (m_calibrating) {
@@ -86,16 +95,18 @@ bool probe_state::choose_next() {
     m_calibrating = false;
     m_position = 0;
   }
-  if (m_position == m_order.size()) {
+  const auto &order = m_orders[m_triples % m_orders.size()];
+  if (m_position == order.size()) {
     ++m_triples;
     const double spent =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_loop_start).count();
-    if (m_triples >= min_triples && spent >= m_plan.budget_s * static_cast<double>(m_order.size()))
+    const bool cycle_end = m_triples % m_orders.size() == 0;
+    if (cycle_end && m_triples >= min_triples &&
+        spent >= m_plan.budget_s * static_cast<double>(order.size()))
       return false;
-    std::reverse(m_order.begin(), m_order.end());
     m_position = 0;
   }
-  m_active = static_cast<int>(m_order[m_position++]);
+  m_active = static_cast<int>(m_orders[m_triples % m_orders.size()][m_position++]);
   return true;
 }
 

@@ -39,9 +39,10 @@ struct probe_block {
 
 /// The loop a probe writes as `for (auto _ : s)`, and the binder its calls go through. The state
 /// first finds a block size (iterations doubling until a block lasts `block_s`), then runs the
-/// series in triples, F D O and O D F alternately, until the budget is spent. Pairing at the
-/// block level cancels the host's state: on the H200 VM the launch time drifted 15 % over a run
-/// while the ratio of two interleaved series stayed within +-0.4 %.
+/// series in triples (one block each), their orders taken in turn from a Williams design
+/// (series_order.hpp), until the budget is spent at the end of a whole cycle of orders. Pairing at
+/// the block level cancels the host's state: on the H200 VM the launch time drifted 15 % over a
+/// run while the ratio of two interleaved series stayed within +-0.4 %.
 class probe_state {
 public:
   /// `other` may be null: no other backend in this process (the series is then left out).
@@ -82,15 +83,19 @@ public:
     void *address = theirs_address(Id);
     note_binding(Id, reinterpret_cast<const void *>(own), address);
     // Without an address the other series is dropped when the loop starts, so never called.
-    pointer theirs = address ? reinterpret_cast<pointer>(address) : own;
+    // `direct` and `other` share one call site with the pointer as data (indexed by the series):
+    // the only difference between them is the address called. Two call sites (a branch on the
+    // series) read 0.8 % apart on the H200 for one address.
+    const std::array<pointer, probe_series_count> pointers{
+        own, own, address ? reinterpret_cast<pointer>(address) : own};
     const int *active = &m_active;
-    return [&fn, own, theirs, active](Args... args) {
+    return [&fn, pointers, active](Args... args) {
       const int series = *active;
       if (series == 0) {
         fn(args...);
         return;
       }
-      const CUresult r = (series == 1 ? own : theirs)(args...);
+      const CUresult r = pointers[static_cast<std::size_t>(series)](args...);
       if (r != CUDA_SUCCESS) [[unlikely]]
         fn.fail(r);
     };
@@ -104,7 +109,9 @@ public:
   [[nodiscard]] const std::array<bool, probe_series_count> &ran() const noexcept { return m_on; }
   /// Whether the other backend bound every entry to the same address as this one (an A/A pair).
   [[nodiscard]] bool same_address() const noexcept { return m_same_address; }
-  [[nodiscard]] bool bound_any() const noexcept { return m_bound_any; }
+  [[nodiscard]] bool bound_any() const noexcept { return !m_entries.empty(); }
+  /// The entries the probe bound, in the order it first bound them.
+  [[nodiscard]] const std::vector<entry_id> &entries() const noexcept { return m_entries; }
   /// Why the other series did not run ("" when it did or was not wanted).
   [[nodiscard]] const std::string &other_missing() const noexcept { return m_other_missing; }
 
@@ -119,14 +126,15 @@ private:
   probe_plan m_plan;
   driver *m_other;
   std::array<bool, probe_series_count> m_on;
-  std::vector<probe_series> m_order; ///< one triple's series, in the first triple's order
+  std::vector<std::vector<probe_series>> m_orders; ///< one cycle of triple orders
   int m_active = 0;
-  bool m_started = false, m_calibrating = true, m_same_address = true, m_bound_any = false;
+  bool m_started = false, m_calibrating = true, m_same_address = true;
+  std::vector<entry_id> m_entries;
   double m_last_ns = 0; ///< the last calibration block's time
   std::string m_other_missing;
   std::int64_t m_block_iterations = 1;
   std::size_t m_position = 0; ///< index into the current triple
-  std::size_t m_triples = 0;
+  std::size_t m_triples = 0;  ///< complete triples so far (the current order is m_triples % cycle)
   std::chrono::steady_clock::time_point m_loop_start, m_block_start;
   double m_manual_ns = 0;
   bool m_manual = false;

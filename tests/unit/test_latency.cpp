@@ -102,6 +102,36 @@ TEST_CASE("the verdict rule: each branch and its edges", "[latency][stats][rule]
   CHECK(minimum_detectable_effect({2.0, 1.9, 2.05}) == Approx(0.05));
 }
 
+TEST_CASE("the verdict rule with a measured floor and a paired threshold to catch",
+          "[latency][stats][rule]") {
+  comparison_rule rule;
+  rule.threshold = 0.01;
+  rule.beyond = 0.5; // paired: half the threshold is enough for the estimate
+  auto verdict = [&](double ratio, double low, double high) {
+    return decide({ratio, low, high}, 0.001, rule);
+  };
+  // Unmeasured floor (half the threshold): the interval must clear 1.005.
+  CHECK(verdict(1.007, 1.0055, 1.0115) == "slower");
+  CHECK(verdict(1.007, 1.004, 1.0115) == "ambiguous");
+  CHECK(verdict(1.007, 1.004, 1.0085) == "same"); // inside +-1 % either way
+  CHECK(verdict(1 / 1.007, 1 / 1.0115, 1 / 1.0055) == "faster");
+  // A measured floor replaces it, either way: below half the threshold a tighter verdict is
+  // allowed, above it none inside the floor.
+  rule.floor = 0.002;
+  CHECK(verdict(1.007, 1.004, 1.0115) == "slower");
+  CHECK(verdict(1.006, 1.0015, 1.0115) == "ambiguous"); // inside the floor
+  rule.floor = 0.008;
+  CHECK(verdict(1.009, 1.007, 1.011) == "ambiguous");
+  CHECK(verdict(1.012, 1.0085, 1.015) == "slower");
+  // The estimate must still pass half the threshold, however tight the interval.
+  rule.floor = 0;
+  CHECK(verdict(1.004, 1.003, 1.005) == "same");
+  CHECK(verdict(1.006, 1.005, 1.007) == "slower"); // within +-1 % but a change it must catch
+  // Across processes (beyond = 1) the same interval is "same": 0.6 % is inside 1 %.
+  rule.beyond = 1;
+  CHECK(verdict(1.006, 1.005, 1.007) == "same");
+}
+
 TEST_CASE("A/A on noisy samples: never slower or faster in 2000 comparisons; a 10 % shift is "
           "slower",
           "[latency][stats]") {
@@ -343,6 +373,102 @@ TEST_CASE("paired blocks: facade overhead, nvidia over internal from either cell
 
 namespace {
 
+/// `direct` times `factor`, each pair off by a uniform +-`wobble` (a fixed pseudo-random
+/// sequence), so the interval of the ratios' median has a width.
+std::vector<double> paired_with(const std::vector<double> &direct, double factor, double wobble) {
+  std::vector<double> out;
+  std::uint32_t state = 12345;
+  for (double d : direct) {
+    state = state * 1664525u + 1013904223u;
+    const double u = static_cast<double>(state >> 8) / static_cast<double>(1u << 24); // [0, 1)
+    out.push_back(d * factor * (1 + wobble * (2 * u - 1)));
+  }
+  return out;
+}
+
+const nlohmann::json &paired_in(const nlohmann::json &s, const std::string &cell) {
+  for (const auto &p : s["paired"])
+    if (p["cell"] == cell)
+      return p;
+  FAIL("no paired verdict for " << cell);
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("the method floor: same-address controls set it, verdicts must clear it",
+          "[latency][summary][paired][floor]") {
+  matrix m;
+  m.latency.paired_threshold = 0.01;
+  m.latency.fail_on_regression = true;
+  const auto d = around(100, 600);
+  // Two controls (one per backend's cell) read `bias` apart; the delay cell reads 1 + delay with
+  // a wobble that gives its interval a width.
+  auto run = [&](double bias, double delay, double wobble) {
+    summary_records r;
+    r.pairs("x.call", "aa1", "internal", 0, d, d, paired_with(d, 1 + bias, 0.0005), true);
+    r.pairs("x.call", "aa2", "nvidia", 0, d, d, paired_with(d, 1 / (1 + bias / 2), 0.0005), true);
+    r.pairs("x.call", "slow", "internal", 0, d, d, paired_with(d, 1 + delay, wobble));
+    bool failed = false;
+    auto s = latency_summary(m, r.records, nullptr, failed);
+    s["failed"] = failed;
+    return s;
+  };
+  // Unbiased controls: a floor near 0, so a 0.7 % delay whose interval does not clear half the
+  // threshold is still caught (the paired threshold is the change to catch).
+  auto quiet = run(0, 0.007, 0.05);
+  INFO(quiet.dump());
+  REQUIRE(quiet["floors"].size() == 1);
+  const auto &f = quiet["floors"][0];
+  CHECK(f["probe"] == "x.call");
+  CHECK(f["controls"] == nlohmann::json::array({"aa1", "aa2"}));
+  CHECK(f["floor"].get<double>() < 0.0005);
+  CHECK(f["within_threshold"] == true);
+  for (const char *c : {"aa1", "aa2"}) {
+    CHECK(paired_in(quiet, c)["verdict"] == "same");
+    CHECK(paired_in(quiet, c)["control"] == true);
+    CHECK(paired_in(quiet, c)["floor"].is_null());
+  }
+  const auto &slow = paired_in(quiet, "slow");
+  CHECK(slow["ci_low"].get<double>() < 1.005);
+  CHECK(slow["verdict"] == "slower");
+  CHECK(slow["floor"].get<double>() == f["floor"].get<double>());
+  CHECK(quiet["failed"] == true);
+  // Controls 0.4 % apart (the method's bias, inside half the threshold: they read same): the
+  // same delay no longer clears the floor, and a larger one still does.
+  auto biased = run(0.004, 0.007, 0.05);
+  INFO(biased.dump());
+  CHECK(biased["floors"][0]["floor"].get<double>() == Approx(0.004).margin(0.0003));
+  CHECK(biased["floors"][0]["floor_ns"].get<double>() == Approx(0.4).margin(0.03));
+  CHECK(paired_in(biased, "aa1")["verdict"] == "same");
+  CHECK(paired_in(biased, "slow")["verdict"] == "ambiguous");
+  CHECK(biased["failed"] == false);
+  CHECK(paired_in(run(0.004, 0.01, 0.003), "slow")["verdict"] == "slower");
+}
+
+TEST_CASE("a same-address control that reads a difference is judged, not hidden by its floor",
+          "[latency][summary][paired][floor]") {
+  matrix m;
+  m.latency.paired_threshold = 0.01;
+  const auto d = around(100, 600);
+  summary_records r;
+  // Two pointers to one address cannot differ by 3 %: if they read so, the method is broken.
+  r.pairs("x.call", "aa", "internal", 0, d, d, paired_with(d, 1.03, 0.002), true);
+  bool failed = false;
+  auto s = latency_summary(m, r.records, nullptr, failed);
+  INFO(s.dump());
+  CHECK(paired_in(s, "aa")["verdict"] == "slower");
+  CHECK(s["floors"][0]["within_threshold"] == false);
+  // Below 1 as much as above: the floor is the distance either way.
+  summary_records below;
+  below.pairs("x.call", "bb", "internal", 0, d, d, paired_with(d, 1 / 1.02, 0.001), true);
+  s = latency_summary(m, below.records, nullptr, failed);
+  CHECK(paired_in(s, "bb")["verdict"] == "faster");
+  CHECK(s["floors"][0]["floor"].get<double>() == Approx(0.02).margin(0.001));
+}
+
+namespace {
+
 std::string scratch(const std::string &name) {
   auto dir = fs::temp_directory_path() / "cuparity-latency-tests" / name;
   fs::remove_all(dir);
@@ -373,7 +499,8 @@ namespace {
 
 /// A matrix of `copies` internal cells alike (one probe process each, one round): each gives one
 /// paired verdict of nvidia's pointer against internal's in its own process.
-std::string paired_matrix(int copies, const std::string &faults, double min_time) {
+std::string paired_matrix(int copies, const std::string &faults, double min_time,
+                          double threshold = 0.005) {
   std::string axis = "COPY = [";
   for (int i = 0; i < copies; ++i)
     axis += (i ? ", \"" : "\"") + std::to_string(i) + "\"";
@@ -389,8 +516,8 @@ probes = ["module.load_cubin"]
 rounds = 1
 max_rounds = 1
 block_time_s = 0.0001
-min_time_s = )" +
-         std::to_string(min_time) + "\n";
+paired_threshold = )" +
+         std::to_string(threshold) + "\nmin_time_s = " + std::to_string(min_time) + "\n";
 }
 
 /// The paired verdicts of a run, one per cell.
@@ -418,7 +545,7 @@ double simulated_load_ns() {
 
 } // namespace
 
-TEST_CASE("paired A/A on the simulated driver: 20 processes, none slower or faster",
+TEST_CASE("paired A/A on the simulated driver: 20 processes, none slower or faster at 0.5 %",
           "[latency-sim][paired]") {
   // No fault: the simulated cuGetProcAddress hands out the exported function, so both backends
   // bind the same address and the comparison is a true control.
@@ -537,4 +664,41 @@ target_cv = 0.000001
   CHECK(noise["over_target"][0].contains("rcv"));
   CHECK(console.find("noise: 2 of 2 probes spread beyond the") != std::string::npos);
   CHECK(console.find("the driver-free host.cpu_reference spread up to") != std::string::npos);
+}
+
+TEST_CASE("calibrate on the simulated driver: per probe, the method floor and the smallest delay",
+          "[latency-sim][calibrate]") {
+  const auto dir = scratch("calibrate");
+  auto res = test::run_cuparity({"calibrate", "--out", dir + "/cal", "--target", CUPARITY_SIMDRIVER,
+                                 "--probe", "module.load_cubin", "--probe", "ctx.get_current",
+                                 "--delays", "20,40", "--rounds", "1", "--min-time", "0.05"},
+                                {{var::driver, CUPARITY_SIMDRIVER}});
+  INFO(res.out << res.err);
+  CHECK(res.exit_code == 0);
+  std::ifstream in(dir + "/cal/calibrate.json");
+  REQUIRE(in);
+  const auto c = nlohmann::json::parse(in);
+  CHECK(c["schema"] == "cuparity.calibrate/2");
+  REQUIRE(c["probes"].size() == 2);
+  const auto &load = c["probes"][0], &current = c["probes"][1];
+  CHECK(load["probe"] == "module.load_cubin");
+  // The symbols the probe bound, found by running it: what the delays went into.
+  CHECK(load["symbols"] == nlohmann::json::array({"cuModuleLoadData", "cuModuleUnload"}));
+  CHECK(current["symbols"] == nlohmann::json::array({"cuCtxGetCurrent"}));
+  for (const auto &p : c["probes"]) {
+    INFO(p.dump());
+    CHECK(p["aa_clean"] == true);
+    REQUIRE(p["floor"].is_number());
+    CHECK(p["floor"].get<double>() < 0.05);
+    CHECK(p["floor_ns"].get<double>() ==
+          Approx(p["floor"].get<double>() * p["cost_ns"].get<double>()).epsilon(0.2));
+    for (const char *path : {"proc", "dlsym"})
+      CHECK(p["smallest"][path].is_object());
+  }
+  CHECK_THAT(res.out, Catch::Contains("method floor: "));
+  // A probe that names nothing, or several, is bad input before anything runs.
+  auto bad = test::run_cuparity({"calibrate", "--out", dir + "/bad", "--probe", "launch.*"},
+                                {{var::driver, CUPARITY_SIMDRIVER}});
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--probe launch.*: names no single probe"));
 }

@@ -115,6 +115,8 @@ def paired_rows(lat: Obj) -> list[dict[str, Any]]:
             "p": fmt_p(p.number("p_value")) if measured else "", "mde": _pct(p.number("mde")),
             "pairs": fmt_num(p.integer("pairs")) if measured else "",
             "control": "A/A (same addresses)" if p.boolean("same_address") else "",
+            # The run's method floor the verdict had to clear (absent before the floor existed).
+            "floor": _pct(p.number("floor")) if p.number("floor") is not None else "",
             "verdict": verdict, "verdict_cls": f"verd verd-{verdict}",
             "reason": p.string("reason") or None,
         })
@@ -155,4 +157,7 @@ def latency_view(ix: RunIndex, run: Run, draw: bool = True) -> dict[str, Any] | 
         "comparisons": comparison_tables(lat, ix.group_name),
         "overhead": overhead_rows(lat, units),
         "paired": paired_rows(lat),
+        "floors": [{"probe": f.string("probe"), "floor": _pct(f.number("floor")),
+                    "floor_ns": fmt_num(f.number("floor_ns"), 3), "controls": len(f.strings("controls")),
+                    "within": f.boolean("within_threshold", True)} for f in lat.objs("floors")],
     }
