@@ -59,6 +59,8 @@ nlohmann::json to_json(const case_record &r) {
                                                {"helper_ms", r.costs.helper_ms}}}});
   if (!r.requirement.empty())
     out["requirement"] = r.requirement;
+  if (r.started_at_ms >= 0)
+    out["started_at_ms"] = r.started_at_ms;
   return out;
 }
 
@@ -81,6 +83,8 @@ case_record case_record_from_json(const nlohmann::json &j) {
     r.requirement = j["requirement"].get<std::string>();
   if (j.contains("duration_ms") && j["duration_ms"].is_number())
     r.duration_ms = j["duration_ms"].get<double>();
+  if (j.contains("started_at_ms") && j["started_at_ms"].is_number())
+    r.started_at_ms = j["started_at_ms"].get<double>();
   if (const auto c = j.find("costs"); c != j.end() && c->is_object()) {
     const auto number = [&](const char *key) {
       const auto v = c->find(key);

@@ -63,6 +63,9 @@ struct case_record {
   case_costs costs;
   /// The declared requirement behind a not_supported (or a failed requirement); "" for none.
   std::string requirement;
+  /// When the case started, in ms since the functional phase began (the runner's clock, when
+  /// the case_start event arrived); negative when unknown (a record written before this existed).
+  double started_at_ms = -1;
 };
 
 [[nodiscard]] nlohmann::json to_json(const case_record &r);

@@ -34,6 +34,13 @@ struct phase_breakdown {
   std::vector<case_cost> cases;            ///< every case, most expensive first
   std::string longest_cell;                ///< the cell whose processes lived longest
   double longest_cell_ms = 0;
+  /// The phase's timeline, from the records' times since the phase began (absent in older runs):
+  /// running_ms[k] is how long exactly k cases were running at once, from the phase's start to
+  /// the last case's end. Time at 1 is mostly exclusive cases (each drains the others); time at
+  /// 0 is cells starting, waiting for the lock or exiting.
+  std::vector<double> running_ms;
+  double first_case_ms = -1;    ///< when the first case started
+  double last_case_end_ms = -1; ///< when the last case ended
 };
 
 /// The breakdown of `records` (results.jsonl's, as the outputs read them).

@@ -77,6 +77,10 @@ private:
   void record_case(case_record r, int pid);
   void recorded(const std::string &case_id, attempt &a);
   void append(record_type t, nlohmann::json fields) const;
+  /// `t` on the phase's timeline: ms since the functional phase began.
+  [[nodiscard]] double at_ms(steady::time_point t) const {
+    return std::chrono::duration<double, std::milli>(t - m_r.phase_start).count();
+  }
 
   const cell_runner &m_r;
   const cell &m_cell;
@@ -101,7 +105,8 @@ void cell_watch::run() {
     // down its contexts): the phase's breakdown.
     append(record_type::cell_exit, {{"pid", child.pid()},
                                     {"wall_ms", ms_since(a.spawned)},
-                                    {"exit_ms", ms_since(a.last_event)}});
+                                    {"exit_ms", ms_since(a.last_event)},
+                                    {"ended_at_ms", ms_since(m_r.phase_start)}});
     if (!another_process(ended, a, child.pid()))
       break;
   }
@@ -192,7 +197,8 @@ void cell_watch::on_event(const nlohmann::json &ev, const child_process &child, 
                  .costs = {.lock_wait_ms = ev.value("lock_wait_ms", 0.0),
                            .helper_start_ms = ev.value("helper_start_ms", 0.0),
                            .helper_ms = ev.value("helper_ms", 0.0)},
-                 .requirement = ev.value("requirement", "")},
+                 .requirement = ev.value("requirement", ""),
+                 .started_at_ms = at_ms(a.case_started)},
                 child.pid());
     recorded(c, a);
     a.deadline = steady::now() + between_cases_timeout();
@@ -208,7 +214,8 @@ void cell_watch::on_cell_start(const nlohmann::json &ev, attempt &a) {
                              {"config", ev.value("config", nlohmann::json::object())},
                              {"driver", ev.value("driver", nlohmann::json::object())},
                              {"startup_ms", ev.value("startup_ms", nlohmann::json::object())},
-                             {"launch_ms", ms_since(a.spawned)}});
+                             {"launch_ms", ms_since(a.spawned)},
+                             {"spawned_at_ms", at_ms(a.spawned)}});
   a.deadline = steady::now() + between_cases_timeout();
 }
 

@@ -21,6 +21,8 @@ struct cell_runner {
   std::string log_dir;
   std::string out_root;          ///< the run's output directory (for the lock directories)
   const std::atomic<bool> &stop; ///< set by SIGINT/SIGTERM: kill the cell, record nothing more
+  /// When the functional phase began: records carry times since then (the phase's timeline).
+  std::chrono::steady_clock::time_point phase_start = std::chrono::steady_clock::now();
 
   /// Runs every case of `w` in cell processes that see `gpu` (CUDA_VISIBLE_DEVICES, "" = as is).
   /// A case that hangs past its deadline is killed (timeout) and one that kills its process is a

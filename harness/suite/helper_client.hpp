@@ -10,8 +10,9 @@
 
 namespace cuparity {
 
-/// What helpers cost a case: the server's start (process, cuInit, primary context, from its spawn
-/// to its cell_start) when this case waited for it, and the time spent in requests.
+/// What helpers cost a case: the time it waited for the server's start (process, cuInit, primary
+/// context; only what was left of it when the server was started early), and the time spent in
+/// requests.
 struct helper_costs {
   int starts = 0;
   double startup_ms = 0;
@@ -49,7 +50,6 @@ private:
 
   std::unique_ptr<child_process> m_server;
   bool m_starting = false; ///< spawned, cell_start not read yet
-  std::chrono::steady_clock::time_point m_spawned;
   helper_costs m_costs;
 };
 

@@ -162,6 +162,47 @@ TEST_CASE("the breakdown sums each part over the cell processes", "[report][brea
   CHECK_THAT(text, Catch::Contains("longest cell: b 5.0 s"));
 }
 
+TEST_CASE("the timeline: how long k cases ran at once, from the cases' start times",
+          "[report][breakdown]") {
+  auto at = [](const std::string &cell, double start, double ms) {
+    case_record r{cell, "x.y.z", outcome::pass, "", json::object(), ms};
+    r.started_at_ms = start;
+    return to_json(r);
+  };
+  // a: 100..600; b: 300..900 (an older record without a start time is left out); c: 1000..1200.
+  const std::vector<json> records = {at("a", 100, 500), at("b", 300, 600), case_of("d", "x.y.z", 5),
+                                     at("c", 1000, 200)};
+  const phase_breakdown b = breakdown_of(records, 2);
+  CHECK(b.first_case_ms == 100.0);
+  CHECK(b.last_case_end_ms == 1200.0);
+  // 0 running: 0..100 and 900..1000; 1: 100..300, 600..900, 1000..1200; 2: 300..600.
+  REQUIRE(b.running_ms.size() == 3);
+  CHECK(b.running_ms[0] == Approx(200));
+  CHECK(b.running_ms[1] == Approx(700));
+  CHECK(b.running_ms[2] == Approx(300));
+  const json j = breakdown_json(b);
+  CHECK(j["timeline"]["running_ms"].size() == 3);
+  CHECK(j["timeline"]["first_case_ms"] == 100.0);
+  CHECK_THAT(breakdown_text(b),
+             Catch::Contains("timeline: first case at 0.1 s, last case ended at 1.2 s; cases "
+                             "running at once: 0 for 0.2 s, 1 for 0.7 s, 2 for 0.3 s\n"));
+  CHECK_FALSE(breakdown_json(breakdown_of({case_of("d", "x.y.z", 5)}, 1)).contains("timeline"));
+  // One cell's cases never overlap: a start stamped before the previous case's end (the cell
+  // measured that end later than the runner heard of the next start) is moved to that end.
+  const phase_breakdown one = breakdown_of({at("a", 0, 100), at("a", 90, 100)}, 1);
+  REQUIRE(one.running_ms.size() == 2);
+  CHECK(one.running_ms[1] == Approx(190)); // 0..100, then 100..190
+  CHECK(one.last_case_end_ms == Approx(190));
+  // A case of no duration, alone or at another's edge, runs nothing and breaks nothing.
+  const phase_breakdown empty =
+      breakdown_of({at("a", 0, 100), at("a", 100, 0), at("b", 100, 0)}, 1);
+  REQUIRE(empty.running_ms.size() == 2);
+  CHECK(empty.running_ms[1] == Approx(100));
+  // The record keeps its start through JSON; an older one reads as unknown.
+  CHECK(case_record_from_json(at("a", 100, 5)).started_at_ms == 100.0);
+  CHECK(case_record_from_json(case_of("d", "x.y.z", 5)).started_at_ms < 0);
+}
+
 TEST_CASE("a breakdown of no records says so without suites or cases", "[report][breakdown]") {
   const phase_breakdown b = breakdown_of({}, 0);
   CHECK(b.processes == 0);
@@ -190,8 +231,10 @@ namespace {
 /// no other test reads the registry).
 void register_costed_cases() {
   static const bool done = [] {
-    case_registry::instance().add({"launch.sched_test.heavy", "a costly case", nullptr}).cost_s = 5.0;
-    case_registry::instance().add({"launch.sched_test.light", "a cheap case", nullptr}).cost_s = 0.5;
+    case_registry::instance().add({"launch.sched_test.heavy", "a costly case", nullptr}).cost_s =
+        5.0;
+    case_registry::instance().add({"launch.sched_test.light", "a cheap case", nullptr}).cost_s =
+        0.5;
     return true;
   }();
   (void)done;
@@ -215,5 +258,6 @@ TEST_CASE("the costliest cells start first; equal costs keep the matrix's order"
   for (const auto &w : work)
     order.push_back(w.c->id);
   CHECK(order == std::vector<std::string>{"b", "a", "d", "c"});
-  CHECK(work[0].cases == std::vector<std::string>{"launch.sched_test.light", "launch.sched_test.heavy"});
+  CHECK(work[0].cases ==
+        std::vector<std::string>{"launch.sched_test.light", "launch.sched_test.heavy"});
 }
