@@ -427,7 +427,7 @@ TEST_CASE("the method floor: same-address controls set it, verdicts must clear i
   for (const char *c : {"aa1", "aa2"}) {
     CHECK(paired_in(quiet, c)["verdict"] == "same");
     CHECK(paired_in(quiet, c)["control"] == true);
-    CHECK(paired_in(quiet, c)["floor"].is_null());
+    CHECK(paired_in(quiet, c)["floor"].is_number()); // the other control's
   }
   const auto &slow = paired_in(quiet, "slow");
   CHECK(slow["ci_low"].get<double>() < 1.005);
@@ -459,6 +459,26 @@ TEST_CASE("a same-address control that reads a difference is judged, not hidden 
   INFO(s.dump());
   CHECK(paired_in(s, "aa")["verdict"] == "slower");
   CHECK(s["floors"][0]["within_threshold"] == false);
+  // Among several controls, one that reads 0.4-0.6 % apart with its interval just clearing 1 (seen
+  // on the H200 at p < 0.01 in 5 of 320 controls) does not speak while the others reach 0.3 %:
+  // a control must stand out from the run's other controls.
+  matrix many;
+  many.latency.paired_threshold = 0.005;
+  summary_records four;
+  four.pairs("x.call", "c1", "internal", 0, d, d, paired_with(d, 1.004, 0.03), true);
+  four.pairs("x.call", "c2", "internal", 0, d, d, paired_with(d, 1.003, 0.0005), true);
+  four.pairs("x.call", "c3", "nvidia", 0, d, d, paired_with(d, 1 / 1.003, 0.0005), true);
+  four.pairs("x.call", "c4", "internal", 0, d, d, paired_with(d, 1.001, 0.0005), true);
+  s = latency_summary(many, four.records, nullptr, failed);
+  INFO(s.dump());
+  const auto &c1 = paired_in(s, "c1");
+  CHECK(c1["ci_low"].get<double>() > 1);
+  CHECK(c1["ci_low"].get<double>() < 1.003);
+  CHECK(c1["floor"].get<double>() == Approx(0.003).margin(0.0002)); // the others' farthest
+  CHECK(c1["verdict"] == "ambiguous");
+  CHECK(s["floors"][0]["floor"].get<double>() ==
+        Approx(c1["ratio"].get<double>() - 1).margin(1e-9)); // the run's floor has it all
+  CHECK_FALSE(failed);
   // Below 1 as much as above: the floor is the distance either way.
   summary_records below;
   below.pairs("x.call", "bb", "internal", 0, d, d, paired_with(d, 1 / 1.02, 0.001), true);
@@ -690,8 +710,10 @@ TEST_CASE("calibrate on the simulated driver: per probe, the method floor and th
     CHECK(p["aa_clean"] == true);
     REQUIRE(p["floor"].is_number());
     CHECK(p["floor"].get<double>() < 0.05);
-    CHECK(p["floor_ns"].get<double>() ==
-          Approx(p["floor"].get<double>() * p["cost_ns"].get<double>()).epsilon(0.2));
+    // In ns of the raw-pointer call of the run that measured it (not the cost run's).
+    CHECK(p["floor_ns"].get<double>() >= 0);
+    CHECK(p["floor_ns"].get<double>() <=
+          3 * p["floor"].get<double>() * p["cost_ns"].get<double>() + 1e-9);
     for (const char *path : {"proc", "dlsym"})
       CHECK(p["smallest"][path].is_object());
   }
