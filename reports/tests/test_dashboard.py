@@ -15,6 +15,7 @@ import pytest
 from conftest import FIXTURES
 from cuparity_reports.cli import main
 from cuparity_reports.dashboard import build
+from cuparity_reports.json_input import ReportInputError
 from cuparity_reports.reader import load_run
 
 XSS_RAW = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "<img src=x", "<script>alert"]
@@ -364,6 +365,20 @@ def test_the_judges_breakdown_of_the_fixture_records() -> None:
     # One shard merged alone: the judge read no cell_exit records, so it names no longest cell.
     incomplete = render("incomplete")
     assert 'id="breakdown-parts"' in incomplete and 'id="breakdown-longest-cell"' not in incomplete
+
+
+def test_the_timeline_shows_how_long_k_cases_ran_at_once(tmp_path: Path) -> None:
+    """breakdown.timeline.running_ms as the runner wrote it, levels with no time left out."""
+    page = with_breakdown(tmp_path, {**BREAKDOWN, "timeline": {
+        "first_case_ms": 900.0, "last_case_end_ms": 39100.0, "running_ms": [2800.0, 22100.0, 0.0, 14200.0]}})
+    assert table_rows(page, "breakdown-timeline") == [
+        ["0", "2.8 s", "7.2 %"], ["1", "22.1 s", "56.5 %"], ["3", "14.2 s", "36.3 %"]]
+    assert 'id="breakdown-timeline"' not in with_breakdown(tmp_path, BREAKDOWN)
+
+
+def test_a_garbled_timeline_is_refused_naming_the_member(tmp_path: Path) -> None:
+    with pytest.raises(ReportInputError, match=r"running_ms\[1\]"):
+        with_breakdown(tmp_path, {**BREAKDOWN, "timeline": {"running_ms": [1.0, -5.0]}})
 
 
 def test_older_summaries_show_no_breakdown() -> None:

@@ -87,6 +87,20 @@ def longest_cell(b: Obj) -> dict[str, str] | None:
     return {"cell": cell, "time": seconds(wall)} if cell else None
 
 
+def timeline_rows(b: Obj) -> list[dict[str, Any]]:
+    """How long k cases ran at once (breakdown.timeline.running_ms[k]); none in older summaries."""
+    t = b.opt_obj("timeline")
+    if t is None:
+        return []
+    running = t.numbers("running_ms")
+    for i, v in enumerate(running):
+        if not 0 <= v <= sys.float_info.max:
+            raise t.error(f"running_ms[{i}]", f"expected a time, got {describe(v)}")
+    span = sum(running)
+    return [{"running": fmt_num(k), "time": seconds(ms), "share": share(ms, span)}
+            for k, ms in enumerate(running) if ms > 0]
+
+
 def breakdown_view(ix: RunIndex) -> dict[str, Any] | None:
     """None where the summary has no breakdown (older summaries, raw records)."""
     b = ix.s.opt_obj("breakdown")
@@ -100,4 +114,5 @@ def breakdown_view(ix: RunIndex) -> dict[str, Any] | None:
         "suites": suite_rows(b),
         "cases": case_rows(b),
         "longest": longest_cell(b),
+        "timeline": timeline_rows(b),
     }
