@@ -6,6 +6,7 @@
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/protocol/input_file.hpp"
 #include "harness/report/terminal_text.hpp"
+#include "harness/run/provenance.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -38,6 +39,7 @@ int main(int argc, char **argv) {
   cuparity::die_with_parent();
   CLI::App app{"cuparity: proves two CUDA driver bindings behave the same, and measures them"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", cuparity::version_text());
   std::string driver;
   app.add_option("--driver", driver,
                  "Driver under test: 'sim' for the simulated driver, or a library path "

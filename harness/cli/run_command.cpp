@@ -89,7 +89,10 @@ void add_run_subcommand(CLI::App &app, action &run_action, const std::vector<std
                   "Expected non-passes (case,cell,outcome lines); overrides matrix.baseline");
   cmd->add_option("--write-baseline", r->write_baseline,
                   "Write this run's non-passes as a baseline file");
-  cmd->add_flag("!--no-latency", r->opt.latency, "Skip the latency phase");
+  // A callback, not a negated flag: CLI11 printed the negated flag's default as
+  // "--no-latency{false}" in --help.
+  cmd->add_flag_callback(
+      "--no-latency", [r] { r->opt.latency = false; }, "Skip the latency phase");
   cmd->add_option("--latency-baseline", r->latency_baseline,
                   "A previous summary.json: compare every probe against it");
   cmd->add_option("--latency-min-time", r->opt.latency_min_time,

@@ -31,13 +31,14 @@ void print_header(std::ostream &out, bool simulated, int width) {
       << "pass  fail  n/s  other  group\n";
 }
 
-void print_cell_row(std::ostream &out, const cell &mc, int width,
+/// One cell's row; true when the cell fell back from nvidia (its binding is marked *).
+bool print_cell_row(std::ostream &out, const cell &mc, int width,
                     const std::map<std::string, cell_view> &cells, const comparison &c) {
   auto it = cells.find(mc.id);
   out << std::left << std::setw(width) << mc.id << "  ";
   if (it == cells.end()) {
     out << "(not run)\n";
-    return;
+    return false;
   }
   const auto cfg = it->second.record.value("config", nlohmann::json::object());
   auto n = outcome_counts(it->second);
@@ -48,13 +49,15 @@ void print_cell_row(std::ostream &out, const cell &mc, int width,
       << std::setw(4) << n["pass"] << std::setw(6) << n["fail"] << std::setw(5)
       << n["not_supported"] << std::setw(7) << other << "  " << std::left;
   out << "G" << group_index(c, group_of(c, mc.id)) << "\n";
+  return cfg.value("fallback", false);
 }
 
-void print_groups(std::ostream &out, const comparison &c) {
+void print_groups(std::ostream &out, const comparison &c, bool any_fallback) {
   std::size_t gi = 0;
   for (const auto &[key, members] : c.groups)
     out << "  G" << gi++ << ": " << key << " (" << members.size() << " cells)\n";
-  out << "  (* = fallback from nvidia)\n";
+  if (any_fallback) // the legend of the * only where a row carries one
+    out << "  (* = fallback from nvidia)\n";
 }
 
 void print_findings(std::ostream &out, const comparison &c) {
@@ -115,9 +118,11 @@ void console_writer::write(const run_outputs &run) {
   for (const auto &mc : run.m.cells)
     width = std::max(width, mc.id.size());
   print_header(m_out, run.facts.provenance.value("simulated", false), static_cast<int>(width));
+  bool any_fallback = false;
   for (const auto &mc : run.m.cells)
-    print_cell_row(m_out, mc, static_cast<int>(width), cells, run.verdict);
-  print_groups(m_out, run.verdict);
+    any_fallback =
+        print_cell_row(m_out, mc, static_cast<int>(width), cells, run.verdict) || any_fallback;
+  print_groups(m_out, run.verdict, any_fallback);
   print_findings(m_out, run.verdict);
   if (run.facts.latency.is_object())
     print_latency(m_out, run.m, run.facts.latency);

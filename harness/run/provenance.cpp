@@ -43,4 +43,9 @@ nlohmann::json make_provenance(const nlohmann::json &driver_env,
           {"cuparity_version", "0.1.0"}};
 }
 
+std::string version_text() {
+  return std::string("cuparity ") + CUPARITY_VERSION + " (git " + CUPARITY_GIT_REVISION +
+         (CUPARITY_GIT_DIRTY ? ", modified" : "") + ")";
+}
+
 } // namespace cuparity

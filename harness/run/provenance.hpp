@@ -12,6 +12,9 @@ namespace cuparity {
 [[nodiscard]] nlohmann::json make_provenance(const nlohmann::json &driver_env,
                                              const std::vector<std::string> &argv);
 
+/// What `cuparity --version` prints: "cuparity 0.1.0 (git <revision>[, modified])".
+[[nodiscard]] std::string version_text();
+
 /// UTC time as ISO 8601 (2026-11-29T17:05:00Z).
 [[nodiscard]] std::string utc_now();
 
