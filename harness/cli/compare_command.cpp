@@ -4,6 +4,7 @@
 #include "harness/matrix/known_changes.hpp"
 #include "harness/matrix/limits.hpp"
 #include "harness/protocol/exit_codes.hpp"
+#include "harness/protocol/gzip_input.hpp"
 #include "harness/protocol/output_file.hpp"
 #include "harness/report/run_comparison.hpp"
 #include "harness/run/plan.hpp"
@@ -51,7 +52,7 @@ std::vector<std::string> inputs_of(const std::string &path) {
   std::error_code ec;
   if (!std::filesystem::is_directory(path, ec))
     return {path};
-  return {path + "/summary.json", path + "/results.jsonl"};
+  return {stored_run_file(path, "summary.json"), stored_run_file(path, "results.jsonl")};
 }
 
 /// Writes the JSON to `target` ("-" is stdout). Throws bad_input_error for a target that is not a

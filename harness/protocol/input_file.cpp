@@ -1,6 +1,8 @@
 // Reading users' files: type and size checked before reading, JSON depth before parsing.
 #include "harness/protocol/input_file.hpp"
 
+#include "harness/protocol/gzip_input.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -69,6 +71,9 @@ std::string read_input_file(const std::string &path, const std::string &what,
     got += static_cast<std::size_t>(n);
   }
   out.resize(got);
+  // Stored runs keep their summaries and results gzipped (reports/runs/*/results.jsonl.gz).
+  if (is_gzip(out))
+    return gunzip(out, name, max_bytes);
   return out;
 }
 

@@ -23,7 +23,8 @@ inline constexpr std::size_t max_input_bytes = std::size_t{1} << 30;
 inline constexpr int max_json_depth = 256;
 
 /// The bytes of `path`, which must be a regular file (a link to one is fine): a directory, FIFO,
-/// socket or device is refused before it is opened, so a FIFO never blocks. Throws
+/// socket or device is refused before it is opened, so a FIFO never blocks. A gzip file is read
+/// as the text inside it (at most `max_bytes` of it either way). Throws
 /// bad_input_error "<path>: <problem>" (with `what`, e.g. "--map", in front when given).
 [[nodiscard]] std::string read_input_file(const std::string &path, const std::string &what = "",
                                           std::size_t max_bytes = max_input_bytes);

@@ -1,6 +1,7 @@
 // Append-only JSON-lines results with crash-tolerant reading.
 #include "harness/protocol/results.hpp"
 
+#include "harness/protocol/gzip_input.hpp"
 #include "harness/protocol/input_file.hpp"
 #include "harness/protocol/json_input.hpp"
 #include "harness/protocol/record_schema.hpp"
@@ -87,9 +88,11 @@ nlohmann::json parse_record(const std::string &path, int line_no, const std::str
 
 results_file read_results(const std::string &path) {
   results_file out;
-  const auto content = file_content(path);
+  auto content = file_content(path);
   if (!content)
     return out;
+  if (is_gzip(*content)) // a stored run's results.jsonl.gz: read, never appended to
+    content = gunzip(*content, path, max_input_bytes);
   std::size_t pos = 0;
   int line_no = 0;
   while (pos < content->size()) {

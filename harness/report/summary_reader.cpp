@@ -1,6 +1,7 @@
 // Reading summary.json back: one function per section, every member checked where it is read.
 #include "harness/report/summary_reader.hpp"
 
+#include "harness/protocol/gzip_input.hpp"
 #include "harness/protocol/input_file.hpp"
 #include "harness/protocol/json_input.hpp"
 #include "harness/protocol/results.hpp"
@@ -162,11 +163,12 @@ recorded_run read_recorded_run(const std::string &path) {
     throw summary_input_error(path, "", "no such file or directory");
   std::string file = path;
   if (fs::is_directory(path, ec)) {
-    file = (fs::path(path) / "summary.json").string();
+    file = stored_run_file(path, "summary.json");
     if (!fs::exists(file, ec))
       throw summary_input_error(path, "",
-                                "no summary.json in this run directory (a run without one: "
-                                "`cuparity merge MATRIX DIR -o DIR` writes it from results.jsonl)");
+                                "no summary.json (nor summary.json.gz) in this run directory (a "
+                                "run without one: `cuparity merge MATRIX DIR -o DIR` writes it "
+                                "from results.jsonl)");
   }
   json j;
   try {
@@ -176,7 +178,7 @@ recorded_run read_recorded_run(const std::string &path) {
     throw summary_input_error(file, "", std::string(e.what()).substr(file.size() + 2));
   }
   recorded_run run = recorded_run_from_json(j, file);
-  run.results_path = (fs::path(file).parent_path() / "results.jsonl").string();
+  run.results_path = stored_run_file(fs::path(file).parent_path().string(), "results.jsonl");
   if (fs::exists(run.results_path, ec)) {
     try {
       run.binding_maps = latest_binding_maps(read_results(run.results_path).records);

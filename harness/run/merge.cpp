@@ -2,6 +2,7 @@
 #include "harness/run/merge.hpp"
 
 #include "harness/protocol/exit_codes.hpp"
+#include "harness/protocol/gzip_input.hpp"
 #include "harness/protocol/output_file.hpp"
 #include "harness/protocol/records.hpp"
 #include "harness/run/out_dir.hpp"
@@ -73,9 +74,10 @@ std::string merge_dirs_problem(const std::vector<std::string> &dirs, const std::
     if (!fs::is_directory(d, ec))
       return d + ": " + (fs::exists(d, ec) ? "not a directory" : "no such directory") +
              "; name the result directory of each shard";
-    const fs::path results = fs::path(d) / "results.jsonl";
+    const fs::path results = stored_run_file(d, "results.jsonl");
     if (!fs::exists(fs::symlink_status(results, ec)))
-      return d + ": holds no results.jsonl; is it the result directory of a run?";
+      return d + ": holds no results.jsonl (nor results.jsonl.gz); is it the result directory of "
+                 "a run?";
     if (!fs::is_regular_file(results, ec))
       return results.string() + ": not a regular file (a FIFO, device or directory)";
   }

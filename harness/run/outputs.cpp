@@ -3,6 +3,7 @@
 
 #include "harness/latency/latency_phase.hpp"
 #include "harness/latency/recorded_latency.hpp"
+#include "harness/protocol/gzip_input.hpp"
 #include "harness/protocol/input_file.hpp"
 #include "harness/protocol/json_input.hpp"
 #include "harness/protocol/output_file.hpp"
@@ -53,9 +54,10 @@ std::vector<nlohmann::json> latest_latency_attempt(std::vector<nlohmann::json> r
 recorded_results read_all(const std::vector<std::string> &dirs) {
   recorded_results out;
   for (const auto &d : dirs) {
-    auto f = read_results(d + "/results.jsonl");
+    const std::string path = stored_run_file(d, "results.jsonl");
+    auto f = read_results(path);
     if (f.truncated_tail)
-      std::cerr << "cuparity: " << d << "/results.jsonl ends in a cut-off record (a killed run); "
+      std::cerr << "cuparity: " << path << " ends in a cut-off record (a killed run); "
                 << "it is ignored\n";
     double wall = 0;
     for (const auto &r : f.records)

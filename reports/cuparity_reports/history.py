@@ -24,7 +24,7 @@ from typing import Any, Iterator, Sequence
 from .formatting import terminal_text as term
 from .json_input import REQUIRED, Obj, ReportInputError, describe
 from .output import write_atomically
-from .reader import MAX_RUN_BYTES, Run, kind_of, load_run, read_bytes, read_json, read_summary
+from .reader import MAX_RUN_BYTES, Run, kind_of, load_run, read_bytes, read_json, read_run_bytes, read_summary
 
 INDEX = "index.json"
 INDEX_SCHEMA = "cuparity.history/1"
@@ -166,7 +166,7 @@ def add(run_path: str | os.PathLike[str], store: str | os.PathLike[str]) -> tupl
     if root.exists() and not root.is_dir():
         raise ReportInputError(root, "not a directory (--store names the history store's folder)")
     entries = read_index(root)
-    data = read_bytes(run.source, MAX_RUN_BYTES)
+    data = read_run_bytes(run.source)  # a stored run's summary.json.gz is kept inflated
     if hashlib.sha256(data).hexdigest() != run.digest:
         raise ReportInputError(run.source, "changed while it was read (add it again)")
     for e in entries:

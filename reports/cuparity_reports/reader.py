@@ -29,6 +29,7 @@ import math
 import os
 import re
 import stat
+import zlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -329,10 +330,48 @@ def check_summary(doc: Obj) -> None:
     doc.opt_obj("coverage")
 
 
+def read_run_bytes(path: str | os.PathLike[str]) -> bytes:
+    """A run's summary.json or results.jsonl as its text: a gzipped one (a stored run's
+    summary.json.gz, results.jsonl.gz) is inflated, at most MAX_RUN_BYTES either way, as the C++
+    reader does (harness/protocol/gzip_input.cpp)."""
+    data = read_bytes(path, MAX_RUN_BYTES)
+    if not data.startswith(b"\x1f\x8b"):
+        return data
+    out: list[bytes] = []
+    got = 0
+    rest = data
+    try:
+        while rest:  # several members are joined, as gzip -d does
+            inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            chunk = inflater.decompress(rest, MAX_RUN_BYTES + 1 - got)
+            while True:
+                got += len(chunk)
+                out.append(chunk)
+                if got > MAX_RUN_BYTES:
+                    raise ReportInputError(path, f"inflates to more than the {_size(MAX_RUN_BYTES)} this reader takes")
+                if not inflater.unconsumed_tail:
+                    break
+                chunk = inflater.decompress(inflater.unconsumed_tail, MAX_RUN_BYTES + 1 - got)
+            if not inflater.eof:
+                raise ReportInputError(path, "the gzip stream ends early (a truncated file?)")
+            rest = inflater.unused_data
+    except zlib.error as e:
+        raise ReportInputError(path, f"not a valid gzip stream ({e})") from None
+    return b"".join(out)
+
+
+def stored(run_dir: Path, name: str) -> Path:
+    """`run_dir/name` where it exists in any form, else `name.gz` where that exists (a stored run)."""
+    plain = run_dir / name
+    if os.path.lexists(plain) or not os.path.lexists(run_dir / (name + ".gz")):
+        return plain
+    return run_dir / (name + ".gz")
+
+
 def read_summary(path: str | os.PathLike[str]) -> Run:
-    """Reads and checks one summary.json: what the C++ reader checks now (check_summary), every other
-    member where the renderers read it."""
-    text = read_bytes(path, MAX_RUN_BYTES)
+    """Reads and checks one summary.json (or summary.json.gz): what the C++ reader checks now
+    (check_summary), every other member where the renderers read it."""
+    text = read_run_bytes(path)
     data = parse_json(text, path)
     if not isinstance(data, dict):
         raise ReportInputError(path, f"expected a JSON object (cuparity.summary/1), got {describe(data, 40)}")
@@ -353,7 +392,7 @@ def read_events(path: str | os.PathLike[str], text: bytes | None = None) -> tupl
     Each line is decoded on its own, strictly: a line that is not UTF-8 is refused (the C++ reader
     refuses it too), unless it is the last, which a killed run may have cut inside a character."""
     if text is None:
-        text = read_bytes(path, MAX_RUN_BYTES)
+        text = read_run_bytes(path)
     lines = text.split(b"\n")
     # Drop trailing empty strings (a final newline), keep track of the last real line.
     while lines and not lines[-1].strip():
@@ -467,7 +506,7 @@ def raw_from_events(events: list[Obj], source: str, truncated: bool, digest: str
 
 def read_raw(path: Path) -> Run:
     """A run directory's results.jsonl alone, as raw records without a verdict."""
-    text = read_bytes(path, MAX_RUN_BYTES)  # read once: the digest is of the bytes shown
+    text = read_run_bytes(path)  # read once: the digest is of the bytes shown
     events, truncated = read_events(path, text)
     return raw_from_events(events, str(path), truncated, hashlib.sha256(text).hexdigest())
 
@@ -479,13 +518,13 @@ def load_run(path: str | os.PathLike[str]) -> Run:
     read, and refused as such: the page never falls back to results.jsonl behind a broken summary."""
     p = Path(path)
     if p.is_dir():
-        if os.path.lexists(p / "summary.json"):
-            return read_summary(p / "summary.json")
-        if os.path.lexists(p / "results.jsonl"):
-            return read_raw(p / "results.jsonl")
-        raise ReportInputError(p, "run directory holds neither summary.json nor results.jsonl")
+        if os.path.lexists(stored(p, "summary.json")):
+            return read_summary(stored(p, "summary.json"))
+        if os.path.lexists(stored(p, "results.jsonl")):
+            return read_raw(stored(p, "results.jsonl"))
+        raise ReportInputError(p, "run directory holds neither summary.json nor results.jsonl (nor their .gz)")
     if not os.path.lexists(p):
         raise ReportInputError(p, "no such file or directory")
-    if p.name.endswith(".jsonl"):
+    if p.name.endswith((".jsonl", ".jsonl.gz")):
         return read_raw(p)
     return read_summary(p)

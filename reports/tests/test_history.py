@@ -4,6 +4,7 @@ the runner's medians and driver changes on the dashboard."""
 from __future__ import annotations
 
 import copy
+import gzip
 import hashlib
 import json
 import os
@@ -245,3 +246,29 @@ def test_add_restores_a_stored_copy_that_is_missing_or_altered(tmp_path: Path, h
     assert (store / "index.json").read_bytes() == index
     assert main(["history", "add", str(FIXTURES / "cmp-a"), "--store", str(store)]) == 0
     assert f"already stored: {store / key}" in capsys.readouterr().out
+
+
+def test_stored_runs_are_read_as_stored_gzipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A run kept as summary.json.gz and results.jsonl.gz (reports/runs/) is added, shown and listed as its
+    plain twin: the store keeps the text inside, so both give one entry."""
+    plain = FIXTURES / "latency-a"
+    packed = tmp_path / "packed"
+    packed.mkdir()
+    text = (plain / "summary.json").read_bytes()
+    # Two members, as `cat a.gz b.gz` makes: read whole.
+    (packed / "summary.json.gz").write_bytes(gzip.compress(text[:1000]) + gzip.compress(text[1000:]))
+    store = tmp_path / "store"
+    assert main(["history", "add", str(packed), "--store", str(store)]) == 0
+    assert main(["history", "add", str(plain), "--store", str(store)]) == 0
+    assert "already stored" in capsys.readouterr().out
+    [entry] = [e.value for e in read_index(store)]
+    assert (store / entry["key"]).read_bytes() == text
+    assert load_run(packed).summary == load_run(plain).summary
+    assert main(["dashboard", str(packed), "--output", str(tmp_path / "p.html")]) == 0
+    # Cut short, or garbage that starts like gzip: refused naming the file, nothing stored.
+    (packed / "summary.json.gz").write_bytes(gzip.compress(text)[:500])
+    assert main(["history", "add", str(packed), "--store", str(tmp_path / "s2")]) == 2
+    assert "summary.json.gz" in capsys.readouterr().err and not (tmp_path / "s2" / "index.json").exists()
+    (packed / "summary.json.gz").write_bytes(b"\x1f\x8b garbage")
+    assert main(["history", "add", str(packed), "--store", str(tmp_path / "s2")]) == 2
+    assert "not a valid gzip stream" in capsys.readouterr().err
