@@ -26,7 +26,7 @@ inline constexpr int probe_series_count = 3;
 struct probe_plan {
   double block_s = 2.5e-4; ///< a block's target length; blocks alternate between series
   double budget_s = 0.05;  ///< time per series in the round (the round takes about that x3)
-  bool flip = false;       ///< start with the reversed order (rounds alternate)
+  bool flip = false;       ///< take the cycle of orders backwards (rounds alternate)
   std::array<bool, probe_series_count> wanted{true, true, true};
 };
 
