@@ -21,7 +21,8 @@ public:
   probe_runner(std::vector<const probe_def *> selected, probe_env &env, const probe_timing &timing);
   /// Every selected probe: one `probe` event per series it ran (its value, or an error: a probe
   /// that throws ends only itself), one `probe_pairs` event with the per-block times of its
-  /// series side by side, then `round_done`. `flip` takes each probe's cycle of block orders backwards.
+  /// series side by side, then `round_done`. `flip` takes each probe's cycle of block orders
+  /// backwards.
   void run_round(int round, bool flip, const event_stream &events) const;
 
 private:
