@@ -112,6 +112,17 @@ def _cmd_history_rebuild(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_history_site(args: argparse.Namespace) -> int:
+    from .history_site import write_site
+
+    site = write_site(args.store, args.output, args.title)
+    for why in site.compare_errors:
+        print(f"{PROG}: not judged: {term(why)}", file=sys.stderr)
+    print(f"{PROG}: wrote {term(Path(args.output) / 'index.html')}: {site.runs} runs on {site.lines} lines, "
+          f"{site.change_points} change points, {site.regressions} rows on regressions.html")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description="Reports over cuparity runs: an HTML dashboard, "
                                 "run-vs-run comparison for CI, and a history store.",
@@ -184,6 +195,17 @@ def parser() -> argparse.ArgumentParser:
                                    "is 0 once the index is written.")
     hr.add_argument("--store", required=True, metavar="DIR")
     hr.set_defaults(func=_cmd_history_rebuild)
+    hp = hs.add_parser("site", help="write the history site: trends, regressions, each run and its compare",
+                       description="Writes OUTPUT/index.html (interactive trends, self-contained: plotly.js "
+                                   "inline), OUTPUT/regressions.html (change points, failed runs and run-vs-run "
+                                   "regressions, newest first), OUTPUT/runs/<run>.html (each run's dashboard) and "
+                                   "OUTPUT/compare/<run>.html (`cuparity compare` of each run against the previous "
+                                   "run of its line: the binary must be found as for `compare`). A pair the judge "
+                                   "refuses is named on stderr and its page says why; the site is still written.")
+    hp.add_argument("--store", required=True, metavar="DIR")
+    hp.add_argument("--output", "-o", required=True, metavar="DIR", help="the site's folder (made if missing)")
+    hp.add_argument("--title", help="page title")
+    hp.set_defaults(func=_cmd_history_site)
     return p
 
 

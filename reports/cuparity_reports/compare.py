@@ -146,6 +146,28 @@ def _divergence_lines(doc: Obj) -> list[str]:
     return [""] + lines if lines else []
 
 
+def _value(v: Any) -> str:
+    return "-" if v is None else term(json.dumps(v, sort_keys=True))[:60]
+
+
+def _changed_lines(doc: Obj) -> list[str]:
+    """Observations and binding entries that differ: reported, never a regression. Empty sections
+    say "none changed", as the judge's console does, so they are never ambiguous."""
+    obs = [[term(o.string("cell")), term(o.string("case")), term(o.string("key")), _value(o.raw("a")),
+            _value(o.raw("b"))] for o in doc.objs("observations")]
+    out = ["", "observations: " + ("none changed" if not obs else f"{len(obs)} changed")]
+    if obs:
+        out += [_table(obs, ["cell", "case", "key", "A", "B"])]
+    if not doc.boolean("bindings_compared"):
+        return out
+    bind = [[term(b.string("cell")), term(b.string("key")), _value(b.raw("a")), _value(b.raw("b"))]
+            for b in doc.objs("bindings")]
+    out += ["", "binding entries: " + ("none changed" if not bind else f"{len(bind)} changed")]
+    if bind:
+        out += [_table(bind, ["cell", "key", "A", "B"])]
+    return out
+
+
 def _latency_row(l: Obj) -> list[str]:
     threshold = l.number("threshold")
     return [term(l.string("probe")), term(l.string("series")), _num(l.number("median_a"), ".4g"),
@@ -171,7 +193,7 @@ def render_text(data: dict[str, Any], source: str = "compare") -> str:
     doc = Obj(data, source)
     out = [_run_line("A", doc.obj("a", REQUIRED)), _run_line("B", doc.obj("b", REQUIRED))]
     latency = doc.objs("latency", REQUIRED)
-    out += _outcome_lines(doc) + _divergence_lines(doc) + _latency_lines(latency)
+    out += _outcome_lines(doc) + _changed_lines(doc) + _divergence_lines(doc) + _latency_lines(latency)
     notes = doc.strings("notes")
     if notes:
         out += [""] + [f"note: {term(n)}" for n in notes]

@@ -1,7 +1,7 @@
 """History store of run summaries: one file per run, plus an index. It stores; it does not judge.
 
 A store is a folder: each run's summary.json, byte for byte, under its key
-(<host>/<gpu>/<driver>/<started>-<rev>-<digest>.json), and index.json (cuparity.history/1), one entry
+(<matrix>/<gpu>-x<count>/driver-<release>/<host>/<started>-<rev>-<digest>.json), and index.json (cuparity.history/1), one entry
 per run with the sha256 of its file. `add` copies runs in (and restores a stored copy that went
 missing or was altered, from the run given); `list` and the dashboard read the index. A damaged
 index is refused, never read as empty and rewritten; `rebuild` makes a new one from the stored
@@ -41,19 +41,26 @@ DIGEST_CHARS = 12  # of the summary's sha256 in its key: what tells two runs of 
 
 
 def run_key(run: Run) -> str:
-    """The store path of a run: <host>/<gpu>/<driver>/<started>-<rev>[-dirty]-<digest>.json.
+    """The store path of a run, by what a driver validator keys a history on:
+    <matrix>/<gpu>-x<count>/driver-<release>/<host>/<started>-<rev>[-dirty]-<digest>.json.
 
-    `started` has whole seconds, so two runs of one revision started in the same second (two shards,
-    two matrices) would share everything else; the first characters of the summary's own sha256 make
-    the key unique, and stable: the same summary always gets the same key.
+    The driver release is the kernel driver's (provenance.driver_release, e.g. 580.159.04); a run
+    from before it was recorded files under the CUDA API version it reported ("api-13.0"). `started`
+    has whole seconds, so two runs of one revision started in the same second (two shards) would
+    share everything else; the first characters of the summary's own sha256 make the key unique,
+    and stable: the same summary always gets the same key.
     """
     prov = run.provenance
     gpus = prov.strings("gpus")
     gpu = gpus[0] if gpus else "no-gpu"
-    driver = prov.string("driver_version_text") or prov.integer("driver_version") or "unknown"
+    count = prov.integer("gpu_count") or len(prov.objs("devices")) or len(gpus)
+    release = prov.string("driver_release")
+    api = prov.string("driver_version_text") or prov.integer("driver_version") or "unknown"
+    host = prov.string("host") + (f"-{prov.string('host_id')}" if prov.string("host_id") else "")
     rev = (prov.string("git_revision") or "norev")[:12] + ("-dirty" if prov.boolean("git_dirty") else "")
     started = safe_name(run.started.replace(":", ""), "unstarted")
-    parts = [safe_name(prov.string("host")), safe_name(gpu), safe_name(f"driver-{driver}"),
+    parts = [safe_name(run.doc.obj("matrix").string("name"), "no-matrix"), safe_name(f"{gpu}-x{count}"),
+             safe_name(f"driver-{release}" if release else f"driver-api-{api}"), safe_name(host),
              f"{started}-{safe_name(rev)}-{run.digest[:DIGEST_CHARS]}.json"]
     return "/".join(parts)
 
@@ -61,18 +68,23 @@ def run_key(run: Run) -> str:
 def index_entry(key: str, run: Run) -> dict[str, Any]:
     prov = run.provenance
     s = run.doc
+    gpus = prov.strings("gpus")
     return {
         "key": key,
         "digest": run.digest,
         "started": run.started,
         "host": prov.string("host"),
-        "gpu": (prov.strings("gpus") or [""])[0],
+        "host_id": prov.string("host_id"),
+        "gpu": (gpus or [""])[0],
+        "gpu_count": prov.integer("gpu_count") or len(prov.objs("devices")) or len(gpus),
         "driver_version": prov.integer("driver_version"),
         "driver_version_text": prov.string("driver_version_text"),
+        "driver_release": prov.string("driver_release"),
         "git_revision": prov.string("git_revision"),
         "git_dirty": prov.boolean("git_dirty"),
         "simulated": prov.boolean("simulated"),
         "matrix": s.obj("matrix").string("name"),
+        "matrix_digest": s.obj("matrix").string("digest"),
         "verdict": s.string("verdict"),
         "counts": s.count_map("counts"),
         "divergences": len(s.items("divergences")),
@@ -302,8 +314,8 @@ def load_store(store: str | os.PathLike[str]) -> list[Run]:
     return sorted(runs, key=lambda r: r.started)
 
 
-LIST_HEADER = (f"{'started':<21} {'host':<12} {'gpu':<28} {'driver':<7} {'rev':<14} {'verdict':<11} "
-               "pass/fail/div")
+LIST_HEADER = (f"{'started':<21} {'matrix':<14} {'host':<12} {'gpu':<24} {'driver':<12} {'rev':<14} "
+               f"{'verdict':<11} pass/fail/div")
 
 
 def _list_line(e: Obj) -> str:
@@ -312,8 +324,11 @@ def _list_line(e: Obj) -> str:
     fails = sum(v for k, v in c.items() if k not in ("pass", "not_supported"))
     rev = term(e.string("git_revision"))[:10] + ("+" if e.boolean("git_dirty") else "")
     sim = " SIMULATED" if e.boolean("simulated") else ""
-    return (f"{term(e.string('started')):<21} {term(e.string('host'))[:12]:<12} "
-            f"{term(e.string('gpu'))[:28]:<28} {term(e.string('driver_version_text')):<7} "
+    count = e.integer("gpu_count") or 1
+    gpu = term(e.string("gpu"))[:20] + (f" x{count}" if count != 1 else "")
+    driver = term(e.string("driver_release") or e.string("driver_version_text"))[:12]
+    return (f"{term(e.string('started')):<21} {term(e.string('matrix'))[:14]:<14} {term(e.string('host'))[:12]:<12} "
+            f"{gpu:<24} {driver:<12} "
             f"{rev:<14} {term(e.string('verdict')):<11} "
             f"{c.get('pass', 0)}/{fails}/{e.integer('divergences', 0)}{sim}")
 

@@ -25,10 +25,14 @@ def test_key_is_safe() -> None:
     run = load_run(FIXTURES / "xss")
     key = run_key(run)
     parts = key.split("/")
-    assert len(parts) == 4 and all(p and ".." not in p and "<" not in p and '"' not in p for p in parts)
+    assert len(parts) == 5 and all(p and ".." not in p and "<" not in p and '"' not in p for p in parts)
     h200 = load_run(H200_RUN)
     digest = hashlib.sha256((H200_RUN / "summary.json").read_bytes()).hexdigest()
-    assert run_key(h200) == f"vm/NVIDIA_H200/driver-13.0/2026-11-29T173327Z-e7e1aac8acbd-dirty-{digest[:12]}.json"
+    # Before provenance carried the driver release, a run files under the CUDA API version it reported.
+    assert run_key(h200) == (f"default/NVIDIA_H200-x1/driver-api-13.0/vm/2026-11-29T173327Z-e7e1aac8acbd-dirty-"
+                             f"{digest[:12]}.json")
+    h200.summary["provenance"].update(driver_release="580.159.04", host_id="0123456789ab", gpu_count=2)
+    assert run_key(h200).startswith("default/NVIDIA_H200-x2/driver-580.159.04/vm-0123456789ab/")
 
 
 def make_series(tmp_path: Path) -> list[Path]:
@@ -193,13 +197,13 @@ def test_rebuild_leaves_out_what_it_cannot_index(tmp_path: Path, capsys: pytest.
     """A garbled stored file, a link, a copy of another run: named on stderr, left as they are."""
     store, stored = two_run_store(tmp_path)
     first, second = sorted(stored)
-    garbled = store / "vm" / "garbled.json"
+    garbled = store / "cmp" / "garbled.json"
     garbled.write_text("{not json")
-    badly_named = store / "vm" / "run\x1b[31m.json"
+    badly_named = store / "cmp" / "run\x1b[31m.json"
     badly_named.write_bytes(stored[second])
-    copy = store / "vm" / "copy.json"
+    copy = store / "cmp" / "copy.json"
     copy.write_bytes(stored[first])
-    link = store / "vm" / "link.json"
+    link = store / "cmp" / "link.json"
     link.symlink_to(store / second)
     (store / "notes.txt").write_text("not a run")
     healthy = (store / "index.json").read_bytes()
@@ -207,7 +211,7 @@ def test_rebuild_leaves_out_what_it_cannot_index(tmp_path: Path, capsys: pytest.
     assert main(["history", "rebuild", "--store", str(store)]) == 0
     captured = capsys.readouterr()
     assert f"left out {garbled}: not valid JSON" in captured.err
-    assert f"left out {store}/vm/run\\x1b[31m.json: not a name the store gives a run" in captured.err
+    assert f"left out {store}/cmp/run\\x1b[31m.json: not a name the store gives a run" in captured.err
     assert "\x1b" not in captured.err
     assert f"left out {copy}: the same run as {first}" in captured.err  # the copy under its own key is kept
     assert f"left out {link}: is a symbolic link" in captured.err
