@@ -4,6 +4,7 @@
 #include "harness/driver/binding_audit.hpp"
 #include "harness/driver/device_facts.hpp"
 #include "harness/driver/driver_json.hpp"
+#include "harness/driver/driver_release.hpp"
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/selection/session.hpp"
 
@@ -19,8 +20,8 @@ struct env_options {
   bool audit = false;
 };
 
-void print_text(const effective_config &c, const driver_facts &f, const std::vector<binding> *map,
-                const audit_report *audit) {
+void print_text(const effective_config &c, const driver_facts &f, const driver_release &release,
+                const std::vector<binding> *map, const audit_report *audit) {
   auto &o = std::cout;
   if (c.simulated)
     o << "*** SIMULATED DRIVER: results describe cuparity's CPU stand-in, not a GPU ***\n";
@@ -32,6 +33,8 @@ void print_text(const effective_config &c, const driver_facts &f, const std::vec
     << (f.driver_version
             ? version_text(f.driver_version) + " (" + std::to_string(f.driver_version) + ")"
             : std::string("unknown"))
+    << "\ndriver release: "
+    << (release.text.empty() ? std::string("unknown") : release.text + " (" + release.source + ")")
     << "\ninclude path:   " << c.requested.include_path
     << "\nnvidia backend: " << c.requested.nvidia_backend_path << "\n";
   if (!c.requested.variables.empty()) {
@@ -93,6 +96,8 @@ int run_env(const env_options &opt) {
   }
   driver &d = sess->drv();
   driver_facts facts = query_driver_facts(d);
+  // What the runner records as provenance: the driver check is this command (--json).
+  const driver_release release = query_driver_release(sess->library(), sess->config().simulated);
   std::vector<binding> map;
   audit_report audit;
   if (opt.audit)
@@ -105,7 +110,9 @@ int run_env(const env_options &opt) {
   if (opt.json) {
     nlohmann::json j{{"schema", "cuparity.env/1"},
                      {"config", to_json(sess->config())},
-                     {"driver", to_json(facts)}};
+                     {"driver", to_json(facts)},
+                     {"driver_release", release.text},
+                     {"driver_release_source", release.source}};
     if (opt.bindings || opt.audit)
       j["binding_map"] = to_json(map);
     if (opt.audit)
@@ -113,7 +120,8 @@ int run_env(const env_options &opt) {
     // Belt and braces: driver text is made valid where it is read (driver_text.hpp).
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
-    print_text(sess->config(), facts, opt.bindings ? &map : nullptr, opt.audit ? &audit : nullptr);
+    print_text(sess->config(), facts, release, opt.bindings ? &map : nullptr,
+               opt.audit ? &audit : nullptr);
   }
   if (!facts.init_error.empty())
     return exit_code::environment;

@@ -6,8 +6,10 @@
 #include "harness/matrix/limits.hpp"
 #include "harness/matrix/matrix_keys.hpp"
 #include "harness/matrix/text.hpp"
+#include "harness/protocol/sha256.hpp"
 
 #include <filesystem>
+#include <fstream>
 #include <ostream>
 
 namespace cuparity {
@@ -19,14 +21,24 @@ std::string source_position::text() const {
 
 namespace {
 
-toml::table parse_matrix_file(const std::string &path) {
+/// The file's bytes. Read here, not by toml::parse_file, so that the digest is of the very bytes
+/// parsed: a file replaced between two reads cannot give one matrix and another's digest.
+std::string read_matrix_bytes(const std::string &path) {
   std::error_code ec;
   if (fs::is_directory(path, ec))
     throw matrix_error(path + ": is a folder, not a matrix file");
   if (!fs::is_regular_file(path, ec))
     throw matrix_error(path + ": no such matrix file");
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes{std::istreambuf_iterator<char>(in), {}};
+  if (!in.is_open() || in.bad())
+    throw matrix_error(path + ": cannot be read");
+  return bytes;
+}
+
+toml::table parse_matrix_bytes(const std::string &path, const std::string &bytes) {
   try {
-    return toml::parse_file(path);
+    return toml::parse(bytes, path);
   } catch (const toml::parse_error &e) {
     throw matrix_error(path + ":" + std::to_string(e.source().begin.line) + ":" +
                        std::to_string(e.source().begin.column) + ": " +
@@ -66,7 +78,8 @@ void check_stem_name(const matrix_detail::toml_reader &r, const std::string &nam
 matrix load_matrix(const std::string &path, const name_check &known_case,
                    const name_check &known_probe) {
   using namespace matrix_detail;
-  const toml::table doc = parse_matrix_file(path);
+  const std::string bytes = read_matrix_bytes(path);
+  const toml::table doc = parse_matrix_bytes(path, bytes);
   const toml_reader r(path);
   const name_check any = [](const std::string &) { return true; };
   const read_context ctx{r, known_case, known_probe ? known_probe : any};
@@ -76,6 +89,7 @@ matrix load_matrix(const std::string &path, const name_check &known_case,
 
   matrix m;
   m.path = path;
+  m.digest = "sha256:" + sha256_hex(bytes);
   m.name = fs::path(path).stem().string();
   if (s.settings)
     read_keys(ctx, *s.settings, matrix_keys(), m);

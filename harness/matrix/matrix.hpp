@@ -101,6 +101,7 @@ struct known_change {
 
 struct matrix {
   std::string path;
+  std::string digest; ///< "sha256:<64 hex>" of the file's bytes as they were parsed
   std::string name;
   std::string description;
   std::vector<std::string> cases{"*"};

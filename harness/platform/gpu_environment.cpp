@@ -4,14 +4,14 @@
 // documented C API (all return nvmlReturn_t, 0 = NVML_SUCCESS); nothing links libnvidia-ml.
 #include "harness/platform/gpu_environment.hpp"
 
-#include <dlfcn.h>
+#include "harness/platform/nvml_library.hpp"
+
 #include <fstream>
 
 namespace cuparity {
 namespace {
 
 using nvml_device = void *;
-using init_fn = int (*)();
 using handle_fn = int (*)(unsigned, nvml_device *);
 using clock_fn = int (*)(nvml_device, int, unsigned *);
 using temp_fn = int (*)(nvml_device, int, unsigned *);
@@ -29,11 +29,8 @@ nlohmann::json read_gpu_environment(unsigned device_index) {
     if (load >> one)
       env["load_average"] = one;
   }
-  void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!h)
-    return env;
-  auto sym = [&](const char *n) { return dlsym(h, n); };
-  auto init = reinterpret_cast<init_fn>(sym("nvmlInit_v2"));
+  const nvml_session nvml;
+  auto sym = [&](const char *n) { return nvml.symbol(n); };
   auto handle = reinterpret_cast<handle_fn>(sym("nvmlDeviceGetHandleByIndex_v2"));
   auto clock = reinterpret_cast<clock_fn>(sym("nvmlDeviceGetClockInfo"));
   auto max_clock = reinterpret_cast<clock_fn>(sym("nvmlDeviceGetMaxClockInfo"));
@@ -42,25 +39,19 @@ nlohmann::json read_gpu_environment(unsigned device_index) {
   auto reasons = reinterpret_cast<reasons_fn>(sym("nvmlDeviceGetCurrentClocksEventReasons"));
   if (!reasons)
     reasons = reinterpret_cast<reasons_fn>(sym("nvmlDeviceGetCurrentClocksThrottleReasons"));
-  auto shutdown = reinterpret_cast<init_fn>(sym("nvmlShutdown"));
   nvml_device dev = nullptr;
-  if (init && handle && init() == 0) {
-    if (handle(device_index, &dev) == 0) {
-      unsigned v = 0;
-      if (clock && clock(dev, nvml_clock_sm, &v) == 0)
-        env["clocks_sm_mhz"] = v;
-      if (max_clock && max_clock(dev, nvml_clock_sm, &v) == 0)
-        env["clocks_max_sm_mhz"] = v;
-      if (temp && temp(dev, nvml_temperature_gpu, &v) == 0)
-        env["temperature_c"] = v;
-      unsigned long long r = 0;
-      if (reasons && reasons(dev, &r) == 0)
-        env["throttle_reasons"] = r;
-    }
-    if (shutdown)
-      shutdown();
-  }
-  dlclose(h);
+  if (!handle || handle(device_index, &dev) != 0)
+    return env;
+  unsigned v = 0;
+  if (clock && clock(dev, nvml_clock_sm, &v) == 0)
+    env["clocks_sm_mhz"] = v;
+  if (max_clock && max_clock(dev, nvml_clock_sm, &v) == 0)
+    env["clocks_max_sm_mhz"] = v;
+  if (temp && temp(dev, nvml_temperature_gpu, &v) == 0)
+    env["temperature_c"] = v;
+  unsigned long long r = 0;
+  if (reasons && reasons(dev, &r) == 0)
+    env["throttle_reasons"] = r;
   return env;
 }
 

@@ -116,6 +116,11 @@ json results_section(const std::map<std::string, cell_view> &cells) {
   return out;
 }
 
+/// The matrix as read: `digest` tells two files of one name apart.
+json matrix_section(const matrix &m) {
+  return {{"name", m.name}, {"path", m.path}, {"description", m.description}, {"digest", m.digest}};
+}
+
 } // namespace
 
 nlohmann::json make_summary(const matrix &m, const std::vector<nlohmann::json> &records,
@@ -124,7 +129,7 @@ nlohmann::json make_summary(const matrix &m, const std::vector<nlohmann::json> &
   const int code = verdict_exit_code(c, facts);
   return {{"schema", summary_schema},
           {"provenance", facts.provenance},
-          {"matrix", {{"name", m.name}, {"path", m.path}, {"description", m.description}}},
+          {"matrix", matrix_section(m)},
           {"started", facts.started},
           {"finished", facts.finished},
           {"shard", facts.shard},

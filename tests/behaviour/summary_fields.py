@@ -6,15 +6,19 @@ Usage:
   summary_fields.py check SUMMARY FIXTURE --bin DIR --source DIR
   summary_fields.py run MATRIX FIXTURE --bin DIR --source DIR --out DIR   (runs cuparity first)
 
-What a run cannot reproduce is removed before the comparison: provenance, clock times and
-durations. Paths of the build and source folders become {bin} and {source}, so a fixture made in
-one clone checks a run in another. Every other field must be equal; the first 20 differences are
-printed with their JSON path, and the exit code is 1 when there is any.
+What a run cannot reproduce is removed before the comparison: provenance (with the host's name
+and id and the driver's release), clock times and durations. Paths of the build and source folders
+become {bin} and {source}, so a fixture made in one clone checks a run in another. The matrix's
+digest becomes "sha256:{matrix file}" when it is the SHA-256 of the matrix file as it is now (so
+editing a comment in the matrix does not change the fixture, and a wrong digest still shows).
+Every other field must be equal; the first 20 differences are printed with their JSON path, and
+the exit code is 1 when there is any.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -37,13 +41,32 @@ def scrub(value: Any, paths: list[tuple[str, str]]) -> Any:
     return value
 
 
+def matrix_digest_marker(digest: Any, path: Any, source_dir: str) -> Any:
+    """The marker for a digest that is the matrix file's own; any other value as it is."""
+    if not isinstance(digest, str) or not isinstance(path, str) or not path:
+        return digest
+    # The path as the user typed it: relative to where the run started, here or the source.
+    for candidate in [path] if os.path.isabs(path) else [path, os.path.join(source_dir, path)]:
+        try:
+            with open(candidate, "rb") as f:
+                if digest == "sha256:" + hashlib.sha256(f.read()).hexdigest():
+                    return "sha256:{matrix file}"
+        except OSError:
+            continue
+    return digest
+
+
 def normalise(summary: dict, bin_dir: str, source_dir: str) -> dict:
     paths = sorted([(bin_dir.rstrip("/"), "{bin}"), (source_dir.rstrip("/"), "{source}")],
                    key=lambda p: -len(p[0]))
     kept = {k: v for k, v in summary.items() if k not in VOLATILE_TOP}
     if isinstance(kept.get("matrix"), dict) and "path" in kept["matrix"]:
+        matrix = kept["matrix"]
+        if "digest" in matrix:
+            matrix = dict(matrix, digest=matrix_digest_marker(matrix["digest"], matrix["path"],
+                                                              source_dir))
         # The path as the user typed it (relative or absolute): only its file name is behaviour.
-        kept["matrix"] = dict(kept["matrix"], path=os.path.basename(kept["matrix"]["path"]))
+        kept["matrix"] = dict(matrix, path=os.path.basename(matrix["path"]))
     return scrub(kept, paths)
 
 

@@ -176,3 +176,14 @@ TEST_CASE("the legacy driver model lacks the newer entry points", "[proc][legacy
   REQUIRE(get_version(&version) == CUDA_SUCCESS);
   CHECK(version == 11000);
 }
+
+TEST_CASE("each model exports its release: its own, then the driver version it models",
+          "[proc][legacy]") {
+  using release_fn = const char *(*)();
+  auto current = reinterpret_cast<release_fn>(sim().get("cuparity_simulated_driver_release"));
+  auto old = reinterpret_cast<release_fn>(legacy().get("cuparity_simulated_driver_release"));
+  REQUIRE(current != nullptr);
+  REQUIRE(old != nullptr);
+  CHECK(std::string(current()) == "sim-1.0-13000");
+  CHECK(std::string(old()) == "sim-1.0-legacy-11000");
+}
