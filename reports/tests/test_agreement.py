@@ -25,7 +25,8 @@ from cuparity_reports.formatting import json_value
 from cuparity_reports.reader import load_run
 
 SCRIPT = REPORTS.parent / "scripts" / "report"
-COMMITTED = sorted((REPORTS / "runs").glob("*/*summary*.json"))
+# A folder's summary.json may be a link naming one of its summaries: each file is checked once.
+COMMITTED = sorted(p for p in (REPORTS / "runs").glob("*/*summary*.json") if not p.is_symlink())
 FIXTURE_SUMMARIES = sorted(FIXTURES.glob("*/summary.json")) + [FIXTURES / "h200-trimmed.summary.json"]
 
 
