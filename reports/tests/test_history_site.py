@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, H200_RUN
+from conftest import FIXTURES, H200_RUN, REPORTS
 from cuparity_reports.changepoints import MIN_POINTS, change_points
 from cuparity_reports.cli import main
+from cuparity_reports.reader import load_run
 from cuparity_reports.trends import short_name
 
 WALLS = [77.0, 75.5, 76.2, 78.1, 37.0, 36.1, 38.3, 36.6]
@@ -144,3 +145,15 @@ def test_short_names_never_cut_a_word() -> None:
     s = short_name(long, 40)
     assert s.endswith("…") and len(s) <= 40 and long.startswith(s[:-1])
     assert s == "NUMBA_CUDA_USE_NVIDIA_BINDING=1…"  # cut at the ',' rather than inside NUMBA_CU...
+
+
+def test_every_committed_run_folder_has_a_summary_or_says_why() -> None:
+    """Each folder under reports/runs/ holds a summary.json(.gz) `history add` takes, or is one of
+    the folders reports/runs/README.md names as holding none."""
+    runs = REPORTS / "runs"
+    readme = (runs / "README.md").read_text()
+    for folder in sorted(p for p in runs.iterdir() if p.is_dir()):
+        has = any((folder / n).is_file() for n in ("summary.json", "summary.json.gz"))
+        assert has or f"`{folder.name}`" in readme, f"{folder.name}: no summary.json(.gz) and not in README.md"
+        if has:
+            load_run(folder)  # readable as stored

@@ -90,13 +90,14 @@
 
   function drawBreakdown(list) {
     const rs = list.filter((r) => r.breakdown_s);
-    const x = rs.map((r) => `${r.started.slice(0, 16)} ${r.revision}`);
+    const x = rs.map((r) => `${r.started.slice(5, 16).replace("T", " ")} ${r.revision.slice(0, 7)}`);
     const traces = Object.keys(PART_LABEL).map((part) => ({
       type: "bar", name: PART_LABEL[part], x, y: rs.map((r) => r.breakdown_s[part]),
       customdata: rs.map((r) => r.href), hovertext: rs.map((r) => r.line), textposition: "none",
       hovertemplate: `${PART_LABEL[part]} %{y:.1f} s<br>%{x}<br>%{hovertext}<extra></extra>`}));
     Plotly.react("fig-breakdown", traces, layout("seconds summed over the run's cell processes",
-      {barmode: "stack", xaxis: {type: "category", automargin: true, tickangle: -45}}), CONFIG);
+      {barmode: "stack", xaxis: {type: "category", automargin: true, tickangle: -45},
+       legend: {orientation: "h", y: 1.0, yanchor: "bottom"}, margin: {l: 60, r: 20, t: 80, b: 40}}), CONFIG);
   }
 
   function drawCounts(list) {
@@ -109,7 +110,8 @@
       traces.push(t);
     }
     Plotly.react("fig-counts", traces, layout("results per run (dotted: not passing, right axis)",
-      {yaxis2: {overlaying: "y", side: "right", rangemode: "tozero"}}), CONFIG);
+      {yaxis2: {overlaying: "y", side: "right", rangemode: "tozero", tickformat: "d", automargin: true},
+       margin: {l: 60, r: 60, t: 40, b: 40}}), CONFIG);
   }
 
   function latencyTraces(t, shown, several) {
