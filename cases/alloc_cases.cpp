@@ -14,10 +14,6 @@
 namespace cuparity::cases {
 namespace {
 
-template <class F> int code_of(F &&call) {
-  return static_cast<int>(call());
-}
-
 std::string hex_byte(unsigned v) {
   char buf[8];
   std::snprintf(buf, sizeof buf, "0x%02X", v & 0xFFu);

@@ -13,11 +13,6 @@
 namespace cuparity::cases {
 namespace {
 
-/// The code a call returns, for observing documented errors without throwing.
-template <class F> int code_of(F &&call) {
-  return static_cast<int>(call());
-}
-
 void init_facts(case_context &ctx) {
   driver &d = ctx.drv();
   int version = 0;

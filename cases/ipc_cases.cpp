@@ -18,10 +18,6 @@
 namespace cuparity::cases {
 namespace {
 
-template <class F> int code_of(F &&call) {
-  return static_cast<int>(call());
-}
-
 template <class Handle> std::string to_hex(const Handle &h) {
   static_assert(sizeof(Handle) == 64);
   const auto *b = reinterpret_cast<const unsigned char *>(&h);

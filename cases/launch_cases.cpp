@@ -13,10 +13,6 @@
 namespace cuparity::cases {
 namespace {
 
-template <class F> int code_of(F &&call) {
-  return static_cast<int>(call());
-}
-
 /// Launches cuparity_write_index over grid x block and returns the checksum, failing the case
 /// if any element is not its own index.
 std::uint64_t write_index(case_context &ctx, const loaded_module &m, dim3 grid, dim3 block) {

@@ -17,10 +17,6 @@
 namespace cuparity::cases {
 namespace {
 
-template <class F> int code_of(F &&call) {
-  return static_cast<int>(call());
-}
-
 // The kernel the suite compiles and runs: y[i] = a * x[i] + y[i].
 const char *saxpy_source = R"(
 extern "C" __global__ void cuparity_nvrtc_saxpy(float a, const float *x, float *y, unsigned n) {

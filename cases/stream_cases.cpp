@@ -21,10 +21,6 @@
 namespace cuparity::cases {
 namespace {
 
-template <class F> int code_of(F &&call) {
-  return static_cast<int>(call());
-}
-
 const CUstream legacy_stream = CU_STREAM_LEGACY;
 const CUstream per_thread_stream = CU_STREAM_PER_THREAD;
 

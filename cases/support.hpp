@@ -16,6 +16,11 @@
 
 namespace cuparity::cases {
 
+/// The CUresult of a raw driver call as an int, for an observation (`d.cuX.raw(...)` in a lambda).
+template <class F> int code_of(F &&call) {
+  return static_cast<int>(call());
+}
+
 using E = entry_id;
 
 // What the helpers below call, for the registration lines' uses(): a case that uses a helper

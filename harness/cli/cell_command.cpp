@@ -27,10 +27,6 @@ namespace cuparity::cli {
 
 namespace {
 
-double ms_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
-
 struct cell_options {
   std::vector<std::string> cases;
   std::vector<std::string> excludes;

@@ -17,10 +17,6 @@
 namespace cuparity::cli {
 namespace {
 
-double ms_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
-
 /// Writes cell_error, says why on stderr and returns `code`.
 int fail_start(const event_stream &events, const char *command, const char *kind,
                const std::string &message, int code) {

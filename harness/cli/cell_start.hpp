@@ -5,10 +5,16 @@
 #include "harness/protocol/event_stream.hpp"
 #include "harness/selection/session.hpp"
 
+#include <chrono>
 #include <functional>
 #include <memory>
 
 namespace cuparity::cli {
+
+/// Milliseconds since `t` on the steady clock (the cell's timings).
+inline double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
 
 /// How the start-up driver calls are made.
 enum class startup_calls {

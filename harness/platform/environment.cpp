@@ -1,7 +1,7 @@
 // Child-process environments built from the inherited one.
 #include "harness/platform/environment.hpp"
 
-extern char **environ;
+#include <unistd.h> // environ (_GNU_SOURCE, which g++ defines)
 
 namespace cuparity {
 

@@ -12,10 +12,6 @@
 namespace cuparity {
 namespace {
 
-std::string named(const std::string &path, const std::string &what) {
-  return what.empty() ? path : what + " " + path;
-}
-
 const char *kind_of(mode_t mode) {
   if (S_ISDIR(mode))
     return "a directory";
@@ -39,9 +35,13 @@ struct fd_guard {
 
 } // namespace
 
+std::string named_file(const std::string &path, const std::string &what) {
+  return what.empty() ? path : what + " " + path;
+}
+
 std::string read_input_file(const std::string &path, const std::string &what,
                             std::size_t max_bytes) {
-  const std::string name = named(path, what);
+  const std::string name = named_file(path, what);
   if (path.empty())
     throw bad_input_error(name + "(an empty path): name a file");
   struct stat st {};
@@ -116,7 +116,7 @@ nlohmann::json parse_json_input(const std::string &text, const std::string &wher
 }
 
 nlohmann::json read_json_file(const std::string &path, const std::string &what) {
-  return parse_json_input(read_input_file(path, what), named(path, what));
+  return parse_json_input(read_input_file(path, what), named_file(path, what));
 }
 
 } // namespace cuparity

@@ -16,6 +16,9 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+/// A file as a message names it: "<what> <path>" ("matrix m.toml"), or the path alone.
+[[nodiscard]] std::string named_file(const std::string &path, const std::string &what);
+
 /// The largest input file read whole: results of a 1,000-cell matrix with latency stay far below.
 inline constexpr std::size_t max_input_bytes = std::size_t{1} << 30;
 /// The deepest JSON nesting accepted. Records nest about six deep; nlohmann's parser and our own

@@ -11,10 +11,6 @@
 namespace cuparity {
 namespace {
 
-std::string named(const std::string &path, const std::string &what) {
-  return what.empty() ? path : what + " " + path;
-}
-
 std::string parent_of(const std::string &path) {
   const auto slash = path.find_last_of('/');
   if (slash == std::string::npos)
@@ -38,7 +34,7 @@ bool write_all(int fd, std::string_view content) {
 } // namespace
 
 void check_output_file(const std::string &path, const std::string &what) {
-  const std::string name = named(path, what);
+  const std::string name = named_file(path, what);
   if (path.empty())
     throw bad_input_error(name + "(an empty path): name a file to write");
   if (path.back() == '/')
@@ -65,13 +61,13 @@ void refuse_same_file(const std::string &out, const std::string &in, const std::
   if (stat(out.c_str(), &a) != 0 || stat(in.c_str(), &b) != 0)
     return;
   if (a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-    throw bad_input_error(named(out, what) + ": is the input " + in +
+    throw bad_input_error(named_file(out, what) + ": is the input " + in +
                           "; an output never replaces an input");
 }
 
 void write_output_file(const std::string &path, std::string_view content, const std::string &what) {
   check_output_file(path, what);
-  const std::string name = named(path, what);
+  const std::string name = named_file(path, what);
   std::string tmp = parent_of(path) + "/." + path.substr(path.find_last_of('/') + 1) + ".XXXXXX";
   const int fd = mkstemp(tmp.data());
   if (fd < 0)
