@@ -32,6 +32,8 @@ target_include_directories(cuparity_faults PUBLIC ${cuparity_faults_root})
 target_include_directories(cuparity_faults PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
 target_compile_features(cuparity_faults PUBLIC cxx_std_20)
 # Linked into shared libraries that export only the driver API: position independent, hidden.
+# Not a unity build: each file declares the exported symbols it needs from exported_symbols.inl,
+# and two such files in one batch would declare them twice.
 set_target_properties(cuparity_faults PROPERTIES POSITION_INDEPENDENT_CODE ON
-                      CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+                      CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON UNITY_BUILD OFF)
 target_compile_options(cuparity_faults PRIVATE -Wall -Wextra)
