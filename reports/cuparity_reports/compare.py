@@ -66,8 +66,8 @@ def read_compare(path: str | os.PathLike[str]) -> dict[str, Any]:
     return check_compare(read_json(path), str(path))
 
 
-def run_compare(a: str, b: str, options: Sequence[str] = ()) -> dict[str, Any]:
-    """Runs `cuparity compare A B --json -` and returns its checked JSON.
+def run_compare(a: str, b: str, options: Sequence[str] = (), cwd: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Runs `cuparity compare A B --json -` (in `cwd`, when given) and returns its checked JSON.
 
     Bad input (exit 2) raises ReportInputError with the binary's own message, which names the file.
     """
@@ -75,8 +75,8 @@ def run_compare(a: str, b: str, options: Sequence[str] = ()) -> dict[str, Any]:
     try:
         # Bytes, not text: the JSON is parsed as any input is (strict UTF-8), and the message quotes
         # the runs' paths, which need not be UTF-8.
-        done = subprocess.run([str(binary), "compare", a, b, "--json", "-", *options],
-                              capture_output=True, timeout=600)
+        done = subprocess.run([str(binary.resolve()), "compare", a, b, "--json", "-", *options],
+                              capture_output=True, timeout=600, cwd=cwd)
     except (OSError, subprocess.SubprocessError) as e:
         raise ReportInputError(binary, f"cannot run: {e}") from None
     stderr = os.fsdecode(done.stderr)

@@ -29,8 +29,11 @@ def banner_subject(run: Run, history_runs: Sequence[Run]) -> str | None:
     return None
 
 
-def render_page(run: Run, history_runs: Sequence[Run] = (), title: str | None = None) -> str:
-    """One run in detail, plus history over `history_runs` (shown from two runs on)."""
+def render_page(run: Run, history_runs: Sequence[Run] = (), title: str | None = None,
+                generated: str | None = None) -> str:
+    """One run in detail, plus history over `history_runs` (shown from two runs on). `generated`
+    (the footer's time) is now unless given: the history site gives the store's, so that a page
+    whose run did not change is written again byte for byte."""
     ix = RunIndex(run)
     page_title = title or f"cuparity {ix.s.obj('matrix').string('name')} {run.started}"
     return render(
@@ -47,7 +50,7 @@ def render_page(run: Run, history_runs: Sequence[Run] = (), title: str | None = 
         latency=latency_view(ix, run),
         breakdown=breakdown_view(ix),
         history=history_view(history_runs),
-        generated=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        generated=generated or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         version=__version__,
         source=run.source,
     )
@@ -76,7 +79,8 @@ def _identity(run: Run) -> str:
     return run.digest or run.source
 
 
-def build(runs: Sequence[Run], history: Iterable[Run] = (), title: str | None = None) -> str:
+def build(runs: Sequence[Run], history: Iterable[Run] = (), title: str | None = None,
+          generated: str | None = None) -> str:
     """The dashboard: the newest of `runs` in detail; all runs plus `history` in the history section."""
     if not runs:
         raise ValueError("no runs")
@@ -85,4 +89,4 @@ def build(runs: Sequence[Run], history: Iterable[Run] = (), title: str | None = 
     for r in list(history) + ordered:
         seen[_identity(r)] = r
     timeline = sorted(seen.values(), key=lambda r: r.started)
-    return render_page(ordered[-1], timeline, title)
+    return render_page(ordered[-1], timeline, title, generated)

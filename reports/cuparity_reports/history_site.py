@@ -8,7 +8,6 @@ index.html is self-contained (plotly.js inline, no network). Verdicts come from 
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import os
 from dataclasses import dataclass, field
@@ -151,11 +150,13 @@ def latency_data(points: Sequence[Point]) -> tuple[list[dict[str, Any]], list[di
     return list(traces.values()), found
 
 
-def compare_point(p: Point, prev: Point) -> dict[str, Any]:
+def compare_point(p: Point, prev: Point, store: Path) -> dict[str, Any]:
     """`cuparity compare` of the previous comparable run (A) against this one (B): the judge's
-    document, or why it could not judge (a message naming the file; the site goes on)."""
+    document, or why it could not judge (a message naming the file; the site goes on). It runs in
+    the store, so the page names the runs by their keys, not by where the store happened to be."""
     try:
-        doc = run_compare(prev.run.source, p.run.source)
+        doc = run_compare(os.path.relpath(prev.run.source, store), os.path.relpath(p.run.source, store),
+                          cwd=store)
     except ReportInputError as e:
         return {"error": str(e)}
     counts = doc.get("counts") or {}
@@ -233,19 +234,20 @@ def _compare_page(p: Point, prev: Point, c: dict[str, Any]) -> str:
                   exit_code=exit_code(c["doc"]) if "doc" in c else None, version=__version__)
 
 
-def write_runs(out: Path, points: Sequence[Point], site: Site) -> dict[str, dict[str, Any]]:
+def write_runs(out: Path, points: Sequence[Point], site: Site, generated: str,
+               store: Path) -> dict[str, dict[str, Any]]:
     """Each run's dashboard, and its compare page against the previous run of its line."""
     from .dashboard import build
 
     by_id = {p.id: p for p in points}
     compares: dict[str, dict[str, Any]] = {}
     for p in points:
-        _write(out / p.href, build([p.run], title=f"cuparity {p.keys['matrix']} {p.keys['started']}"),
-               [p.run.source])
+        _write(out / p.href, build([p.run], title=f"cuparity {p.keys['matrix']} {p.keys['started']}",
+                                   generated=generated), [p.run.source])
         prev = by_id.get(p.previous)
         if prev is None:
             continue
-        compares[p.id] = compare_point(p, prev)
+        compares[p.id] = compare_point(p, prev, store)
         if "error" in compares[p.id]:
             site.compare_errors.append(f"{p.id}: {compares[p.id]['error']}")
         _write(out / p.compare_href, _compare_page(p, prev, compares[p.id]), [p.run.source, prev.run.source])
@@ -262,7 +264,10 @@ def write_site(store: str | os.PathLike[str], output: str | os.PathLike[str], ti
         raise ReportInputError(out, "not a directory (--output names the site's folder)")
     points = make_points(runs)
     site = Site(runs=len(points), lines=len({p.line for p in points}))
-    compares = write_runs(out, points, site)
+    # The pages say "as of" the store's newest run rather than the clock: rebuilding a store that
+    # did not change writes the same bytes (the committed history does not churn).
+    generated = f"as of the store's newest run, {max(p.keys['started'] for p in points)},"
+    compares = write_runs(out, points, site, generated, Path(store).resolve())
     traces, latency_found = latency_data(points)
     found = wall_change_points(points) + latency_found
     rows = regression_rows(points, compares, found)
@@ -273,7 +278,6 @@ def write_site(store: str | os.PathLike[str], output: str | os.PathLike[str], ti
     data = {"runs": [{k: v for k, v in p.record().items()} for p in points], "latency": traces,
             "change_points": found, "environment_changes": environment_changes(points),
             "filters": _filters(points)}
-    generated = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     common = {"css": stylesheet(), "title": title or "cuparity history", "generated": generated,
               "version": __version__, "site": site, "rows": rows}
     inputs = [p.run.source for p in points]
