@@ -157,3 +157,24 @@ def test_every_committed_run_folder_has_a_summary_or_says_why() -> None:
         assert has or f"`{folder.name}`" in readme, f"{folder.name}: no summary.json(.gz) and not in README.md"
         if has:
             load_run(folder)  # readable as stored
+
+
+def test_the_same_store_writes_the_same_pages(tmp_path: Path, cuparity_bin: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A rebuild of an unchanged store writes every page byte for byte (the committed history does
+    not churn): no clock in a page, compare pages name runs by their keys."""
+    store = make_history(tmp_path)
+    for name in ("one", "two"):
+        assert main(["history", "site", "--store", str(store), "--output", str(tmp_path / name)]) == 0
+    capsys.readouterr()
+    one = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*.html"))
+    assert one == sorted(p.relative_to(tmp_path / "two") for p in (tmp_path / "two").rglob("*.html"))
+    for rel in one:
+        assert (tmp_path / "one" / rel).read_bytes() == (tmp_path / "two" / rel).read_bytes(), rel
+    # The footers say when the store was, not when the page was written (two builds in one second
+    # would hide a clock).
+    stamp = "as of the store&#39;s newest run, 2026-12-08T10:00:00Z"
+    assert stamp in (tmp_path / "one" / "index.html").read_text()
+    assert all(stamp in p.read_text() for p in (tmp_path / "one" / "runs").iterdir())
+    compare = next((tmp_path / "one" / "compare").iterdir()).read_text()
+    assert str(tmp_path) not in compare and "A: default/NVIDIA_H200-x1/" in compare
