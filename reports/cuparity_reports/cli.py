@@ -38,6 +38,16 @@ def _cmd_dashboard(args: argparse.Namespace) -> int:
 
     runs: list[Run] = [load_run(p) for p in args.runs]
     history = load_store(args.history) if args.history else []
+    if history and not args.all_lines:
+        # A line is one matrix on one GPU configuration: other matrices' counts and medians are not
+        # this run's history (default's 1044 passes beside latency's 8 read as a regression).
+        from .trends import line_of, run_keys
+
+        line = line_of(run_keys(max(runs, key=lambda r: r.started)))
+        kept = [r for r in history if line_of(run_keys(r)) == line]
+        print(f"{PROG}: history: {len(kept)} of {len(history)} stored runs, those of this run's line "
+              f"({term(line)}; --all-lines for every one)", file=sys.stderr)
+        history = kept
     inputs = [f for r in [*runs, *history] for f in _run_files(r)]
     inputs += [str(index_path(args.history))] if args.history else []
     out = Path(args.output)
@@ -95,7 +105,8 @@ def _cmd_history_list(args: argparse.Namespace) -> int:
 
     if not Path(args.store).is_dir():
         raise ReportInputError(args.store, "no such history store")
-    sys.stdout.write(render_list(args.store))
+    sys.stdout.write(render_list(args.store, {k: getattr(args, k) for k in ("matrix", "gpu", "driver", "host")
+                                              if getattr(args, k)}))
     return 0
 
 
@@ -143,7 +154,10 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--output", "-o", required=True, metavar="FILE.html",
                    help="the page to write: a new file or a regular one to replace (not a link, device, FIFO "
                         "or one of the inputs)")
-    d.add_argument("--history", metavar="DIR", help="a history store (see `history add`)")
+    d.add_argument("--history", metavar="DIR", help="a history store (see `history add`): its runs of the "
+                   "same matrix on the same GPU model and count as the newest run given")
+    d.add_argument("--all-lines", action="store_true", help="with --history: every stored run, whatever its "
+                   "matrix and GPU")
     d.add_argument("--title", help="page title")
     d.set_defaults(func=_cmd_dashboard)
 
@@ -185,6 +199,10 @@ def parser() -> argparse.ArgumentParser:
     ha.set_defaults(func=_cmd_history_add)
     hl = hs.add_parser("list", help="list the stored runs, oldest first")
     hl.add_argument("--store", required=True, metavar="DIR")
+    hl.add_argument("--matrix", help="only runs of this matrix (its name)")
+    hl.add_argument("--gpu", help="only runs whose GPU name contains this text")
+    hl.add_argument("--driver", help="only runs of this driver release (or CUDA API version, older runs)")
+    hl.add_argument("--host", help="only runs of this host name")
     hl.set_defaults(func=_cmd_history_list)
     hr = hs.add_parser("rebuild", help="make a new index.json from the stored runs",
                        description="Indexes every run file in the store (each read as `add` reads a run) and "

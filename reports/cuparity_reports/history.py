@@ -333,9 +333,24 @@ def _list_line(e: Obj) -> str:
             f"{c.get('pass', 0)}/{fails}/{e.integer('divergences', 0)}{sim}")
 
 
-def render_list(store: str | os.PathLike[str]) -> str:
-    """The stored runs for a terminal, oldest first."""
+def _selected(e: Obj, only: dict[str, str]) -> bool:
+    """Whether an index entry matches every filter of `history list` (matrix, gpu, driver, host)."""
+    driver = e.string("driver_release") or e.string("driver_version_text")
+    return (only.get("matrix", e.string("matrix")) == e.string("matrix")
+            and only.get("gpu", "") in e.string("gpu")
+            and only.get("driver", driver) == driver
+            and only.get("host", e.string("host")) == e.string("host"))
+
+
+def render_list(store: str | os.PathLike[str], only: dict[str, str] | None = None) -> str:
+    """The stored runs for a terminal, oldest first; with `only`, those matching every filter."""
     entries = read_index(store)
     if not entries:
         return f"{term(store)}: empty history store\n"
+    if only:
+        kept = [e for e in entries if _selected(e, only)]
+        if not kept:
+            wanted = ", ".join(f"{k} {v}" for k, v in only.items())
+            return f"{term(store)}: no stored run of {term(wanted)} ({len(entries)} stored)\n"
+        entries = kept
     return "\n".join([LIST_HEADER] + [_list_line(e) for e in entries]) + "\n"

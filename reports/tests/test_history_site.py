@@ -178,3 +178,22 @@ def test_the_same_store_writes_the_same_pages(tmp_path: Path, cuparity_bin: Path
     assert all(stamp in p.read_text() for p in (tmp_path / "one" / "runs").iterdir())
     compare = next((tmp_path / "one" / "compare").iterdir()).read_text()
     assert str(tmp_path) not in compare and "A: default/NVIDIA_H200-x1/" in compare
+
+
+def test_list_filters_and_the_dashboard_keeps_to_its_line(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    store = make_history(tmp_path)
+    capsys.readouterr()
+    assert main(["history", "list", "--store", str(store), "--driver", "590.10.01"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 3 and all("590.10.01" in line for line in out[1:])
+    assert main(["history", "list", "--store", str(store), "--matrix", "cmp", "--gpu", "simulated"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 2
+    assert main(["history", "list", "--store", str(store), "--host", "nowhere"]) == 0
+    assert "no stored run of host nowhere (9 stored)" in capsys.readouterr().out
+    page = tmp_path / "dash.html"
+    assert main(["dashboard", str(FIXTURES / "latency-a"), "--history", str(store), "--output", str(page)]) == 0
+    assert "history: 1 of 9 stored runs, those of this run's line (cmp" in capsys.readouterr().err
+    assert main(["dashboard", str(FIXTURES / "latency-a"), "--history", str(store), "--all-lines",
+                 "--output", str(page)]) == 0
+    assert "stored runs" not in capsys.readouterr().err
