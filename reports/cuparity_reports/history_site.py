@@ -234,16 +234,17 @@ def _compare_page(p: Point, prev: Point, c: dict[str, Any]) -> str:
                   exit_code=exit_code(c["doc"]) if "doc" in c else None, version=__version__)
 
 
-def write_runs(out: Path, points: Sequence[Point], site: Site, generated: str,
-               store: Path) -> dict[str, dict[str, Any]]:
+def write_runs(out: Path, points: Sequence[Point], site: Site, store: Path) -> dict[str, dict[str, Any]]:
     """Each run's dashboard, and its compare page against the previous run of its line."""
     from .dashboard import build
 
     by_id = {p.id: p for p in points}
     compares: dict[str, dict[str, Any]] = {}
     for p in points:
+        # Dated by its own run, not the store: a new run leaves every other run's page as it was.
         _write(out / p.href, build([p.run], title=f"cuparity {p.keys['matrix']} {p.keys['started']}",
-                                   generated=generated), [p.run.source])
+                                   generated=f"for the history site (run of {p.keys['started']})"),
+               [p.run.source])
         prev = by_id.get(p.previous)
         if prev is None:
             continue
@@ -264,10 +265,11 @@ def write_site(store: str | os.PathLike[str], output: str | os.PathLike[str], ti
         raise ReportInputError(out, "not a directory (--output names the site's folder)")
     points = make_points(runs)
     site = Site(runs=len(points), lines=len({p.line for p in points}))
-    # The pages say "as of" the store's newest run rather than the clock: rebuilding a store that
-    # did not change writes the same bytes (the committed history does not churn).
+    # The index and regressions pages say "as of" the store's newest run rather than the clock, and
+    # each run's pages are dated by that run: a rebuild writes the same bytes for what did not
+    # change (the committed history does not churn).
     generated = f"as of the store's newest run, {max(p.keys['started'] for p in points)},"
-    compares = write_runs(out, points, site, generated, Path(store).resolve())
+    compares = write_runs(out, points, site, Path(store).resolve())
     traces, latency_found = latency_data(points)
     found = wall_change_points(points) + latency_found
     rows = regression_rows(points, compares, found)
