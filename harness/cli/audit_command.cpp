@@ -29,13 +29,16 @@ nlohmann::json report_json(const captured_map &m, const map_audit_report &r) {
                         {"captured", f.captured},
                         {"driver", f.driver},
                         {"internal", f.internal},
-                        {"message", f.message}});
+                        {"message", f.message},
+                        {"process", f.process},
+                        {"source", f.source}});
   nlohmann::json counts = nlohmann::json::object();
   for (const auto &[k, n] : r.counts)
     counts[to_string(k)] = n;
   return {{"schema", "cuparity.map_audit/1"},
           {"map", m.path},
           {"package", {{"kind", m.kind}, {"name", m.name}, {"version", m.version}}},
+          {"map_schema", m.schema},
           {"driver", r.driver_path},
           {"expected_stream0", r.ptds.per_thread ? "per-thread" : "legacy"},
           {"because", r.ptds.why},
@@ -47,38 +50,58 @@ nlohmann::json report_json(const captured_map &m, const map_audit_report &r) {
           {"findings", findings}};
 }
 
+/// One line for many entries of a kind (unknown: cuda.bindings 13.3.1 binds 405 functions cuparity
+/// has no entry for; unchecked: a process's own dlsym calls); --json lists each.
+void print_grouped(std::ostream &o, const char *kind, const char *noun, const char *what,
+                   const std::vector<std::string> &names) {
+  if (names.empty())
+    return;
+  constexpr std::size_t named = 8;
+  o << "  " << kind << ": " << names.size() << " " << noun << (names.size() == 1 ? " " : "s ")
+    << what << ":";
+  for (std::size_t i = 0; i < names.size() && i < named; ++i)
+    o << (i ? ", " : " ") << terminal_text(names[i]);
+  if (names.size() > named)
+    o << " and " << names.size() - named << " more (--json lists each)";
+  o << "\n";
+}
+
+void print_header(std::ostream &o, const captured_map &m, const map_audit_report &r) {
+  const auto t = [](std::string_view s) { return terminal_text(s); };
+  if (m.schema == 1) {
+    o << "audit of " << t(m.path) << ": " << t(m.kind) << " " << t(m.version) << " against "
+      << t(r.driver_path) << "\n  " << t(r.ptds.why) << ": the package should bind "
+      << (r.ptds.per_thread ? "per-thread" : "legacy") << " symbols\n";
+    return;
+  }
+  o << "audit of " << t(m.path) << ": " << m.processes.size() << " process"
+    << (m.processes.size() == 1 ? "" : "es") << " of " << t(m.name) << " against "
+    << t(r.driver_path) << "\n  each entry against its caller's package's variable, else its "
+    << "request's flags\n";
+}
+
 /// Prints the audit; every text that comes from the map or the driver is escaped (a map's version
 /// holding ESC, BEL or a newline could otherwise forge a "PASSED" line on the console).
 void print_report(std::ostream &o, const captured_map &m, const map_audit_report &r) {
-  const auto t = [](std::string_view s) { return terminal_text(s); };
-  o << "audit of " << t(m.path) << ": " << t(m.kind) << " " << t(m.version) << " against "
-    << t(r.driver_path) << "\n  " << t(r.ptds.why) << ": the package should bind "
-    << (r.ptds.per_thread ? "per-thread" : "legacy") << " symbols\n";
+  print_header(o, m, r);
   if (!r.audited) {
-    o << "NOT AUDITED: " << t(r.not_audited) << "\n";
+    o << "NOT AUDITED: " << terminal_text(r.not_audited) << "\n";
     return;
   }
   for (const auto &n : r.notes)
-    o << "  note: " << t(n) << "\n";
-  std::vector<std::string> unknown;
+    o << "  note: " << terminal_text(n) << "\n";
+  std::vector<std::string> unknown, unchecked;
   for (const auto &f : r.findings)
     if (f.kind == finding_kind::unknown)
       unknown.push_back(f.function);
+    else if (f.kind == finding_kind::unchecked)
+      unchecked.push_back((f.process ? "pid " + std::to_string(f.process) + " " : "") + f.captured);
     else if (f.kind != finding_kind::same)
       o << "  " << (f.kind == finding_kind::per_thread_wrong ? "MISMATCH" : to_string(f.kind))
-        << " " << t(f.message) << "\n";
-  // A package binds hundreds of functions cuparity has no entry for (cuda.bindings 13.3.1: 405 of
-  // 504): one line for them all; --json lists each.
-  if (!unknown.empty()) {
-    constexpr std::size_t named = 8;
-    o << "  unknown: " << unknown.size() << (unknown.size() == 1 ? " function" : " functions")
-      << " cuparity has no entry for, not checked:";
-    for (std::size_t i = 0; i < unknown.size() && i < named; ++i)
-      o << (i ? ", " : " ") << t(unknown[i]);
-    if (unknown.size() > named)
-      o << " and " << unknown.size() - named << " more (--json lists each)";
-    o << "\n";
-  }
+        << " " << terminal_text(f.message) << "\n";
+  print_grouped(o, "unknown", "function", "cuparity has no entry for, not checked", unknown);
+  print_grouped(o, "unchecked", "binding",
+                "by callers whose configuration nothing tells, not checked", unchecked);
   o << "  " << r.findings.size() << " entries:";
   for (const auto &[k, n] : r.counts)
     o << " " << n << " " << to_string(k) << ";";
@@ -131,8 +154,8 @@ int run_audit(const audit_options &opt) {
 void add_audit_command(CLI::App &app, action &run) {
   auto opt = std::make_shared<audit_options>();
   auto *cmd = app.add_subcommand(
-      "audit", "Check a binding map captured from a package (tools/capture) against the driver");
-  cmd->add_option("--map", opt->map, "The captured map (cuparity.binding_map/1)")->required();
+      "audit", "Check a binding map (cuparity capture, tools/capture) against the driver");
+  cmd->add_option("--map", opt->map, "The captured map (cuparity.binding_map/1 or /2)")->required();
   cmd->add_option("--json", opt->json, "Also write the audit as JSON to this file");
   cmd->callback([opt, &run] { run = [opt] { return run_audit(*opt); }; });
 }

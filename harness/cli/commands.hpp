@@ -22,6 +22,8 @@ void add_calibrate_command(CLI::App &app, action &run);
 void add_faults_command(CLI::App &app, action &run);
 /// `audit --map FILE`: a captured binding map against the driver under test.
 void add_audit_command(CLI::App &app, action &run);
+/// `capture -- COMMAND`: what a process tree binds, as a binding map.
+void add_capture_command(CLI::App &app, action &run);
 /// `compare A B`: run against run, from two summaries.
 void add_compare_command(CLI::App &app, action &run);
 /// `run` and `merge`; `argv` is recorded as provenance.

@@ -55,6 +55,7 @@ int main(int argc, char **argv) {
   cuparity::cli::add_run_command(app, run, std::vector<std::string>(argv, argv + argc));
   cuparity::cli::add_compare_command(app, run);
   cuparity::cli::add_audit_command(app, run);
+  cuparity::cli::add_capture_command(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

@@ -22,12 +22,15 @@ struct resolution {
   /// The binding under test binds no such entry at cuparity's ABI (a captured package without it,
   /// or with another ABI of it): a call is not supported there, which is no failure of the driver.
   bool not_bound = false;
+  /// The cuGetProcAddress version of the ABI bound when it is not the entry's own (the map
+  /// backend binding a process's older ABI of the same signature, older_abis.inl); 0 otherwise.
+  int abi_version = 0;
 };
 
 class backend {
 public:
   virtual ~backend() = default;
-  /// "internal" or "nvidia".
+  /// "internal", "nvidia" or "map".
   [[nodiscard]] virtual std::string_view name() const noexcept = 0;
   /// Path of the driver library this backend bound to.
   [[nodiscard]] virtual const std::string &driver_path() const noexcept = 0;

@@ -42,7 +42,7 @@ std::vector<binding> driver::binding_map() const {
       continue;
     binding b;
     b.entry = std::string(e.name);
-    b.abi_version = e.abi_version;
+    b.abi_version = s.result.abi_version ? s.result.abi_version : e.abi_version;
     b.symbol = s.result.symbol;
     b.address = s.result.address;
     b.exported = symbol_at(s.result.address);

@@ -14,15 +14,6 @@
 
 namespace cuparity {
 
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 std::string host_id() {
   // machine-id(5): an application should publish a keyed hash of the id, never the id itself.
   const auto machine = read_machine_id();

@@ -1,6 +1,8 @@
 // Where a run came from: revision, host, GPUs, driver, toolkit, argv, simulated or real.
 #pragma once
 
+#include "harness/platform/utc_time.hpp" // utc_now, used with the facts below
+
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -19,8 +21,5 @@ namespace cuparity {
 /// The host's id in provenance: the first 12 hex digits of a keyed SHA-256 of its machine id
 /// (never the id itself, as machine-id(5) asks); "" when the host has no machine id.
 [[nodiscard]] std::string host_id();
-
-/// UTC time as ISO 8601 (2026-11-29T17:05:00Z).
-[[nodiscard]] std::string utc_now();
 
 } // namespace cuparity

@@ -1,65 +1,20 @@
-// Audit of a captured binding map: each function the package bound, against what the driver
-// under test answers through cuGetProcAddress_v2 for the stream-0 mode the package should have
-// chosen, and against the symbol cuparity's own probing would bind.
+// Audit of a captured binding map: each function the package (or process) bound, against the
+// stream-0 mode it should have chosen and what the driver under test answers through
+// cuGetProcAddress_v2, and against the symbol cuparity's own probing would bind.
 #include "harness/selection/map_audit.hpp"
 
 #include "backends/internal/probe_rules.hpp"
 #include "harness/config/python_int.hpp"
 #include "harness/driver/cuda_api.hpp"
 #include "harness/driver/entry.hpp"
-#include "harness/protocol/input_file.hpp"
+#include "harness/selection/capture_map.hpp"
+#include "harness/selection/process_findings.hpp"
 
 #include <filesystem>
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <set>
 
 namespace cuparity {
 namespace {
-
-using json = nlohmann::json;
-
-[[noreturn]] void bad(const std::string &path, const std::string &member,
-                      const std::string &problem) {
-  throw map_error(path + ": " + member + ": " + problem);
-}
-
-std::string string_member(const std::string &path, const json &o, const std::string &where,
-                          const char *key) {
-  const auto it = o.find(key);
-  if (it == o.end() || !it->is_string())
-    bad(path, where + key, "expected a string");
-  return it->get<std::string>();
-}
-
-std::optional<std::string> nullable_string(const std::string &path, const json &o,
-                                           const std::string &where, const char *key) {
-  const auto it = o.find(key);
-  if (it == o.end() || it->is_null())
-    return std::nullopt;
-  if (!it->is_string())
-    bad(path, where + key, "expected a string or null");
-  return it->get<std::string>();
-}
-
-const json &object_member(const std::string &path, const json &o, const char *key) {
-  const auto it = o.find(key);
-  if (it == o.end() || !it->is_object())
-    bad(path, key, "expected an object");
-  return *it;
-}
-
-captured_entry read_entry(const std::string &path, const json &e, std::size_t i) {
-  const std::string where = "entries[" + std::to_string(i) + "].";
-  if (!e.is_object())
-    bad(path, "entries[" + std::to_string(i) + "]", "expected an object");
-  return {string_member(path, e, where, "function"), string_member(path, e, where, "raw_name"),
-          nullable_string(path, e, where, "symbol"), nullable_string(path, e, where, "library")};
-}
-
-bool per_thread_symbol(const std::string &s) {
-  return s.ends_with("_ptds") || s.ends_with("_ptsz");
-}
 
 /// Whether `symbol` is one of `function`'s exported variants: the name itself, an ABI version
 /// (`_v2`, `_v12000`), a per-thread twin (`_ptds`, `_ptsz`), or both, in that order.
@@ -102,45 +57,97 @@ std::string internal_choice(const driver_library &lib, std::string_view base, bo
   return {};
 }
 
-map_finding judge_entry(const captured_entry &c, gpa_fn gpa, const driver_library &lib,
-                        const ptds_expectation &ptds) {
-  map_finding f;
-  f.function = c.function;
-  f.raw_name = c.raw_name;
-  f.captured = c.symbol.value_or("");
+std::string mode_of(bool per_thread) {
+  return per_thread ? "per-thread" : "legacy";
+}
+
+/// A request with the per-thread flag below the version its variant needs gets no pointer
+/// (docs/driver-facts.md#per-thread-version): the driver says so, or cuparity's table knows it.
+bool per_thread_too_old(const captured_entry &c) {
+  if (!c.request || !(c.request->flags & 2u) || c.symbol)
+    return false;
+  if (c.request->status == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT)
+    return true;
   const auto id = find_entry(c.function);
-  if (!id) {
-    f.kind = finding_kind::unknown;
-    f.message = c.function + ": not in cuparity's entry table; not checked";
-    return f;
-  }
-  f.driver = driver_answer(gpa, info(*id), ptds.per_thread);
-  f.internal = internal_choice(lib, c.function, ptds.per_thread);
-  const std::string mode = ptds.per_thread ? "per-thread" : "legacy";
-  if (!c.symbol) {
+  return id && info(*id).per_thread_version > c.request->version;
+}
+
+/// Whether `captured` is in the wrong stream-0 mode for `ptds`. A legacy symbol is wrong only
+/// where the driver exports a per-thread twin of it (most functions have none, and the driver
+/// answers a per-thread request for them with the legacy symbol).
+bool wrong_mode(const std::string &captured, const ptds_expectation &ptds,
+                const driver_library &lib) {
+  if (!ptds.known || is_per_thread_symbol(captured) == ptds.per_thread)
+    return false;
+  return !ptds.per_thread || lib.symbol((captured + "_ptds").c_str()) ||
+         lib.symbol((captured + "_ptsz").c_str());
+}
+
+/// The checks that need no table: no pointer, another function, the wrong stream-0 mode.
+bool judge_binding(const captured_entry &c, const ptds_expectation &ptds, const driver_library &lib,
+                   bool in_table, map_finding &f) {
+  if (per_thread_too_old(c)) {
+    f.kind = finding_kind::per_thread_too_old;
+    f.message = c.raw_name + ": asked with the per-thread flag at " +
+                std::to_string(c.request->version) +
+                ", older than its per-thread variant: the driver gave no pointer";
+  } else if (!c.symbol) {
     f.kind = finding_kind::missing;
     f.message = c.raw_name + ": the package holds no pointer (the driver answers " +
                 (f.driver.empty() ? "nothing" : f.driver) + ")";
   } else if (!variant_of(f.captured, c.function)) {
-    // Checked before anything else: binding another function is wrong whatever the driver says.
+    // Before anything else: binding another function is wrong whatever the driver says.
     f.kind = finding_kind::wrong_function;
     f.message = c.raw_name + ": bound " + f.captured + ", which is no variant of " + c.function;
+  } else if ((!f.driver.empty() || !in_table || c.request) && wrong_mode(f.captured, ptds, lib)) {
+    // A table entry the driver has no answer for is no_answer below, whatever its mode.
+    f.kind = finding_kind::per_thread_wrong;
+    f.message = c.raw_name + ": bound the " + mode_of(is_per_thread_symbol(f.captured)) + " " +
+                f.captured + " where " + ptds.why + " selects " + mode_of(ptds.per_thread) +
+                (f.driver.empty() ? "" : " (the driver answers " + f.driver + ")");
+  } else {
+    return false;
+  }
+  return true;
+}
+
+map_finding judge_entry(const captured_entry &c, gpa_fn gpa, const driver_library &lib,
+                        const ptds_expectation &ptds, bool package_map) {
+  map_finding f;
+  f.function = c.function;
+  f.raw_name = c.raw_name;
+  f.captured = c.symbol.value_or("");
+  f.process = c.process;
+  f.source = c.source;
+  const auto id = find_entry(c.function);
+  if (id && ptds.known) {
+    f.driver = driver_answer(gpa, info(*id), ptds.per_thread);
+    f.internal = internal_choice(lib, c.function, ptds.per_thread);
+  }
+  if (!id && package_map) {
+    // A package's table holds hundreds of functions cuparity has none of: named, not judged.
+    f.kind = finding_kind::unknown;
+    f.message = c.function + ": not in cuparity's entry table; not checked";
+    return f;
+  }
+  if (judge_binding(c, ptds, lib, id.has_value(), f))
+    return f;
+  if (!ptds.known) {
+    f.kind = finding_kind::unchecked;
+    f.message = c.raw_name + ": bound " + mode_of(is_per_thread_symbol(f.captured)) + " " +
+                f.captured + " by " + c.source + "; " + ptds.why + ": not checked";
+  } else if (!id) {
+    f.kind = finding_kind::unknown;
+    f.message = c.function + ": not in cuparity's entry table; not checked";
   } else if (f.captured == f.driver) {
     f.kind = finding_kind::same;
   } else if (f.driver.empty()) {
     f.kind = finding_kind::no_answer;
     f.message = c.raw_name + ": bound " + f.captured + ", the driver answers nothing";
-  } else if (per_thread_symbol(f.captured) != per_thread_symbol(f.driver)) {
-    f.kind = finding_kind::per_thread_wrong;
-    f.message = c.raw_name + ": bound the " +
-                (per_thread_symbol(f.captured) ? "per-thread " : "legacy ") + f.captured +
-                " where " + ptds.why + " selects " + mode + " (the driver answers " + f.driver +
-                ")";
   } else {
     f.kind = finding_kind::abi_difference;
-    f.message = c.raw_name + ": the package binds " + f.captured + ", cuparity binds " + f.driver +
-                " (ABI " + std::to_string(info(*id).abi_version) + "): another ABI of " +
-                c.function;
+    f.message = c.raw_name + ": bound " + f.captured + ", cuparity binds " + f.driver + " (ABI " +
+                std::to_string(info(*id).abi_version) + "): another ABI of " + c.function;
   }
   return f;
 }
@@ -149,6 +156,31 @@ std::string canonical(const std::string &p) {
   std::error_code ec;
   const auto c = std::filesystem::canonical(p, ec);
   return ec ? p : c.string();
+}
+
+void add(map_audit_report &r, map_finding f) {
+  r.failed = r.failed || is_failure(f.kind);
+  ++r.counts[f.kind];
+  r.findings.push_back(std::move(f));
+}
+
+void audit_entries(const captured_map &m, gpa_fn gpa, const driver_library &lib,
+                   map_audit_report &r) {
+  const std::string driver_file = canonical(r.driver_path);
+  std::set<std::string> elsewhere; // libraries other than the driver under test
+  for (const auto &e : m.entries) {
+    const ptds_expectation x = m.schema == 1 ? r.ptds : expectation_for(m, e);
+    map_finding f = judge_entry(e, gpa, lib, x, m.schema == 1);
+    if (m.schema == 2 && f.kind != finding_kind::same)
+      f.message = "pid " + std::to_string(e.process) + ", " + e.source + ": " + f.message;
+    if (e.library && canonical(*e.library) != driver_file && elsewhere.insert(*e.library).second)
+      r.notes.push_back("pointers of the capture lay in " + *e.library + ", not in the driver " +
+                        "under test (" + driver_file + "): symbols are compared by name");
+    add(r, std::move(f));
+  }
+  if (m.schema == 2)
+    for (auto &f : process_findings(m))
+      add(r, std::move(f));
 }
 
 } // namespace
@@ -169,50 +201,32 @@ const char *to_string(finding_kind k) noexcept {
     return "wrong_function";
   case finding_kind::no_answer:
     return "no_answer";
+  case finding_kind::per_thread_too_old:
+    return "per_thread_too_old";
+  case finding_kind::two_abis:
+    return "two_abis";
+  case finding_kind::both_modes:
+    return "both_modes";
+  case finding_kind::only_direct:
+    return "only_direct";
+  case finding_kind::unchecked:
+    return "unchecked";
   }
   return "?";
 }
 
-captured_map read_captured_map(const std::string &path) {
-  json j;
-  try {
-    j = read_json_file(
-        path); // a regular file, bounded: a FIFO never blocks, deep JSON never crashes
-  } catch (const bad_input_error &e) {
-    throw map_error(e.what());
-  }
-  if (!j.is_object())
-    throw map_error(path + ": not a JSON object");
-  if (string_member(path, j, "", "schema") != "cuparity.binding_map/1")
-    bad(path, "schema", "expected \"cuparity.binding_map/1\"");
-  captured_map m;
-  m.path = path;
-  const json &package = object_member(path, j, "package");
-  m.kind = string_member(path, package, "package.", "kind");
-  if (m.kind != "cuda.bindings" && m.kind != "numba")
-    bad(path, "package.kind", "expected \"cuda.bindings\" or \"numba\", not \"" + m.kind + "\"");
-  m.name = nullable_string(path, package, "package.", "name").value_or("");
-  m.version = nullable_string(path, package, "package.", "version").value_or("");
-  for (const auto &[k, v] : object_member(path, j, "environment").items())
-    m.environment[k] = nullable_string(path, j["environment"], "environment.", k.c_str());
-  m.status = string_member(path, j, "", "status");
-  if (m.status != "ok" && m.status != "import_failed" && m.status != "load_failed")
-    bad(path, "status", "expected ok, import_failed or load_failed, not \"" + m.status + "\"");
-  m.error = string_member(path, j, "", "error");
-  const auto entries = j.find("entries");
-  if (entries == j.end() || !entries->is_array())
-    bad(path, "entries", "expected an array");
-  for (std::size_t i = 0; i < entries->size(); ++i)
-    m.entries.push_back(read_entry(path, (*entries)[i], i));
-  return m;
+bool is_failure(finding_kind k) noexcept {
+  return k == finding_kind::per_thread_wrong || k == finding_kind::wrong_function ||
+         k == finding_kind::per_thread_too_old;
 }
 
-ptds_expectation expected_ptds(const captured_map &m) {
-  const std::string var = m.kind == "numba" ? "NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM"
-                                            : "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM";
+ptds_expectation expected_ptds(const std::string &kind,
+                               const std::map<std::string, std::optional<std::string>> &env) {
+  const std::string var = kind == "numba" ? "NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM"
+                                          : "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM";
   ptds_expectation e;
-  const auto it = m.environment.find(var);
-  if (it == m.environment.end() || !it->second) {
+  const auto it = env.find(var);
+  if (it == env.end() || !it->second) {
     e.why = var + " unset";
     return e;
   }
@@ -221,19 +235,24 @@ ptds_expectation expected_ptds(const captured_map &m) {
   if (!n) {
     // cuda.bindings reads it with int() (NVIDIA/cuda-python#2076): a non-integer is refused.
     // Numba's _readenv warns and keeps the default, off.
-    e.value_refused = m.kind == "cuda.bindings";
+    e.value_refused = kind == "cuda.bindings";
     return e;
   }
   e.per_thread = *n != 0;
   return e;
 }
 
+ptds_expectation expected_ptds(const captured_map &m) {
+  return expected_ptds(m.kind, m.environment);
+}
+
 map_audit_report audit_captured_map(const captured_map &m, const driver_library &lib) {
   map_audit_report r;
-  r.ptds = expected_ptds(m);
+  r.ptds = m.schema == 1 ? expected_ptds(m) : ptds_expectation{false, false, false, ""};
   r.driver_path = lib.resolved_path().empty() ? lib.path() : lib.resolved_path();
   if (m.status != "ok") {
-    r.not_audited = "the package did not load (" + m.status + "): " + m.error;
+    r.not_audited =
+        m.schema == 1 ? "the package did not load (" + m.status + "): " + m.error : m.error;
     // A value the package must refuse, refused: what it should do, not a failure.
     return r;
   }
@@ -248,18 +267,7 @@ map_audit_report audit_captured_map(const captured_map &m, const driver_library 
     return r;
   }
   r.audited = true;
-  const std::string driver_file = canonical(r.driver_path);
-  std::set<std::string> elsewhere; // libraries other than the driver under test
-  for (const auto &e : m.entries) {
-    map_finding f = judge_entry(e, gpa, lib, r.ptds);
-    r.failed = r.failed || f.kind == finding_kind::per_thread_wrong ||
-               f.kind == finding_kind::wrong_function;
-    ++r.counts[f.kind];
-    if (e.library && canonical(*e.library) != driver_file && elsewhere.insert(*e.library).second)
-      r.notes.push_back("pointers of the capture lay in " + *e.library + ", not in the driver " +
-                        "under test (" + driver_file + "): symbols are compared by name");
-    r.findings.push_back(std::move(f));
-  }
+  audit_entries(m, gpa, lib, r);
   return r;
 }
 

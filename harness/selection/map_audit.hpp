@@ -1,54 +1,30 @@
-// A binding map captured from a real package (tools/capture), checked against the driver itself.
+// A binding map captured from a package or a process tree, checked against the driver itself.
 #pragma once
 
 #include "harness/driver/driver_library.hpp"
+#include "harness/selection/captured_map.hpp"
 
 #include <map>
-#include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace cuparity {
-
-/// A captured map that cannot be read: the message names the file and the member.
-class map_error : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
-
-/// One function as the package bound it.
-struct captured_entry {
-  std::string function;               ///< the base name cuGetProcAddress takes
-  std::string raw_name;               ///< the package's own name for it
-  std::optional<std::string> symbol;  ///< dladdr's symbol of its pointer; none: no pointer
-  std::optional<std::string> library; ///< the file the pointer lies in
-};
-
-/// A cuparity.binding_map/1 file (tools/capture/README.md).
-struct captured_map {
-  std::string path;
-  std::string kind; ///< "cuda.bindings" or "numba"
-  std::string name, version;
-  std::map<std::string, std::optional<std::string>> environment;
-  std::string status; ///< "ok", "import_failed" or "load_failed"
-  std::string error;
-  std::vector<captured_entry> entries;
-};
-
-/// Reads and checks a captured map. Throws map_error ("FILE: member: problem").
-[[nodiscard]] captured_map read_captured_map(const std::string &path);
 
 /// What the package's documented semantics select for stream 0 under the captured environment
 /// (cuda.bindings: CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM, an integer, unset and "0" meaning
 /// off, anything else not an integer refused at load; Numba: NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM
 /// through _readenv, a non-integer meaning off with a warning).
 struct ptds_expectation {
+  bool known = true; ///< false: nothing says what this binding should be (/2 only)
   bool per_thread = false;
   bool value_refused = false; ///< the value is not an integer: the package must refuse to load
-  std::string why;            ///< the variable and its value, in words
+  std::string why;            ///< the variable and its value, or the request's flag, in words
 };
 [[nodiscard]] ptds_expectation expected_ptds(const captured_map &m);
+/// The same for a package `kind` ("cuda.bindings" or "numba") under `environment`.
+[[nodiscard]] ptds_expectation
+expected_ptds(const std::string &kind,
+              const std::map<std::string, std::optional<std::string>> &environment);
 
 enum class finding_kind {
   same,             ///< the package binds what the driver answers
@@ -58,6 +34,12 @@ enum class finding_kind {
   unknown,          ///< a function cuparity has no entry for: not checked
   no_answer,        ///< the driver answers nothing for it, yet the package holds a pointer
   wrong_function,   ///< the symbol is no variant of the function (cuMemFree bound to cuMemAlloc_v2)
+  // binding_map/2 (a process tree):
+  per_thread_too_old, ///< asked with the per-thread flag below the variant's version: no pointer
+  two_abis,           ///< one process bound two ABIs of one function (cuCtxCreate_v2 and _v4)
+  both_modes,         ///< one process bound a function both legacy and per-thread
+  only_direct,        ///< bound by PLT or dlsym, never asked of cuGetProcAddress by that process
+  unchecked,          ///< nothing known of what the caller should bind: its mode is stated only
 };
 
 struct map_finding {
@@ -67,13 +49,15 @@ struct map_finding {
   std::string driver;   ///< cuGetProcAddress_v2's answer at cuparity's ABI, by name
   std::string internal; ///< the symbol cuparity's internal backend (Numba's probing) binds
   std::string message;  ///< one line for a finding that is not `same`
+  long process = 0;     ///< /2: the pid
+  std::string source;   ///< /2: plt, dlsym or proc
 };
 
 struct map_audit_report {
   bool audited = false;
-  std::string not_audited; ///< why not (the package did not load, no cuGetProcAddress_v2)
-  bool failed = false;     ///< some finding is a failure (or a refused value was accepted)
-  ptds_expectation ptds;
+  std::string not_audited;        ///< why not (the package did not load, no cuGetProcAddress_v2)
+  bool failed = false;            ///< some finding is a failure (or a refused value was accepted)
+  ptds_expectation ptds;          ///< /1: the package's; /2: not used (each entry has its own)
   std::string driver_path;        ///< the driver under test, as loaded
   std::vector<std::string> notes; ///< e.g. the map's pointers lie in another library
   std::vector<map_finding> findings;
@@ -82,6 +66,9 @@ struct map_audit_report {
 
 /// Audits `m` against the driver in `lib`.
 [[nodiscard]] map_audit_report audit_captured_map(const captured_map &m, const driver_library &lib);
+
+/// Whether a finding of this kind fails the audit.
+[[nodiscard]] bool is_failure(finding_kind k) noexcept;
 
 [[nodiscard]] const char *to_string(finding_kind k) noexcept;
 

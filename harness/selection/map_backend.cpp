@@ -1,21 +1,46 @@
-// The map backend: a captured package's symbols, bound by name on the driver under test.
+// The map backend: a captured package's (or process's) symbols, bound by name on the driver under
+// test.
 #include "harness/selection/map_backend.hpp"
 
 #include "backends/internal/probe_rules.hpp"
+#include "harness/driver/older_abi.hpp"
+#include "harness/selection/capture_map.hpp"
 
 #include <map>
 
 namespace cuparity {
 namespace {
 
+/// function -> symbol ("" for no pointer). From a process tree (/2), what the process's own code
+/// bound by PLT or dlsym comes first, then what it asked of cuGetProcAddress; the first process
+/// that bound a function decides.
+std::map<std::string, std::string> chosen_symbols(const captured_map &map) {
+  std::map<std::string, std::string> out;
+  for (const bool direct : {true, false})
+    for (const auto &e : map.entries) {
+      if ((e.source == "proc") == direct || (map.schema == 2 && !e.symbol))
+        continue;
+      out.emplace(e.function, e.symbol.value_or(""));
+    }
+  return out;
+}
+
+bool map_per_thread(const captured_map &map, const std::map<std::string, std::string> &symbols) {
+  if (map.schema == 1)
+    return expected_ptds(map).per_thread;
+  for (const auto &[function, symbol] : symbols)
+    if (is_per_thread_symbol(symbol))
+      return true;
+  return false;
+}
+
 class map_backend final : public backend {
 public:
   map_backend(std::shared_ptr<driver_library> library, const captured_map &map)
-      : m_lib(std::move(library)), m_ptds(expected_ptds(map).per_thread),
-        m_source(map.kind + " " + map.version + " (" + map.path + ")") {
-    for (const auto &e : map.entries)
-      m_symbols.emplace(e.function, e.symbol.value_or(""));
-  }
+      : m_lib(std::move(library)), m_symbols(chosen_symbols(map)),
+        m_ptds(map_per_thread(map, m_symbols)),
+        m_source(map.kind + (map.version.empty() ? " " + map.name : " " + map.version) + " (" +
+                 map.path + ")") {}
 
   [[nodiscard]] std::string_view name() const noexcept override { return "map"; }
   [[nodiscard]] const std::string &driver_path() const noexcept override {
@@ -34,8 +59,30 @@ public:
       return r;
     }
     const std::string &symbol = it->second;
-    // The symbols of cuparity's ABI for this entry: where Numba's probing lands, legacy or
-    // per-thread (entries.inl: an entry's ABI is the one probing lands on).
+    const std::string ours = cuparity_abi_symbol(base, symbol, r);
+    if (!r.not_bound)
+      return r;
+    // An older ABI of the same C signature (the bare cuCtxPushCurrent PyTorch dlsyms): called as
+    // it was bound, so the cases judge it beside the current ABI (older_abis.inl).
+    if (const auto older = older_abi_version(entry.id, symbol))
+      if (void *p = m_lib->symbol(symbol.c_str())) {
+        r.address = p;
+        r.symbol = symbol;
+        r.abi_version = *older;
+        r.not_bound = false;
+        return r;
+      }
+    r.missing_reason = m_source + " binds " + symbol + ", an ABI other than cuparity's " +
+                       (ours.empty() ? "(none exported)" : ours) + " (ABI " +
+                       std::to_string(entry.abi_version) + "): refused";
+    return r;
+  }
+
+private:
+  /// Binds `symbol` into `r` when it is cuparity's ABI of `base` (where Numba's probing lands,
+  /// legacy or per-thread: entries.inl); returns cuparity's legacy symbol either way.
+  std::string cuparity_abi_symbol(const std::string &base, const std::string &symbol,
+                                  resolution &r) const {
     const probe_rules rules = probe_rules::numba();
     std::string ours;
     for (bool ptds : {false, true})
@@ -45,23 +92,19 @@ public:
             r.address = m_lib->symbol(c.c_str());
             r.symbol = symbol;
             r.not_bound = false;
-            return r;
+            return ours.empty() ? c : ours;
           }
           if (ours.empty())
             ours = c;
           break;
         }
-    r.missing_reason = m_source + " binds " + symbol + ", an ABI other than cuparity's " +
-                       (ours.empty() ? "(none exported)" : ours) + " (ABI " +
-                       std::to_string(entry.abi_version) + "): refused";
-    return r;
+    return ours;
   }
 
-private:
   std::shared_ptr<driver_library> m_lib;
+  std::map<std::string, std::string> m_symbols; ///< function -> symbol ("" for no pointer)
   bool m_ptds;
   std::string m_source;
-  std::map<std::string, std::string> m_symbols; ///< function -> symbol ("" for no pointer)
 };
 
 } // namespace

@@ -110,8 +110,9 @@ std::unique_ptr<session> session::open(const settings &s, const session_options 
       throw config_error(std::string(var::binding_map) + ": " + e.what());
     }
     if (map.status != "ok") // nothing to bind: the capture recorded why the package did not load
-      throw config_error(std::string(var::binding_map) + ": " + map.path + ": the package did " +
-                         "not load (" + map.status + "): " + map.error);
+      throw config_error(std::string(var::binding_map) + ": " + map.path +
+                         (map.schema == 1 ? ": the package did not load (" : ": nothing bound (") +
+                         map.status + "): " + map.error);
     chosen = make_map_backend(out->m_library, map);
   } else if (s.use_nvidia_binding) {
     auto attempt = try_nvidia(s);

@@ -57,7 +57,8 @@ const map_finding *finding(const map_audit_report &r, const std::string &functio
 
 TEST_CASE("a malformed captured map names the file and the member", "[map]") {
   CHECK_THAT(error_of([](json &j) { j["schema"] = "x/1"; }),
-             Catch::EndsWith("fixed-ptds0.json: schema: expected \"cuparity.binding_map/1\""));
+             Catch::EndsWith("fixed-ptds0.json: schema: expected \"cuparity.binding_map/1\" or "
+                             "\"cuparity.binding_map/2\""));
   CHECK_THAT(error_of([](json &j) { j["package"]["kind"] = "pycuda"; }),
              Catch::Contains("package.kind: expected \"cuda.bindings\" or \"numba\""));
   CHECK_THAT(error_of([](json &j) { j["entries"] = 3; }),

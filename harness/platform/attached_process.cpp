@@ -1,0 +1,85 @@
+// posix_spawnp on the parent's descriptors, with the interactive signals held off while waiting.
+#include "harness/platform/attached_process.hpp"
+
+#include <cerrno>
+#include <csignal>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <system_error>
+#include <unistd.h>
+
+namespace cuparity {
+namespace {
+
+/// Ignores one signal for as long as it lives, then puts the old disposition back.
+class ignored_signal {
+public:
+  explicit ignored_signal(int sig) : m_sig(sig) {
+    struct sigaction ign {};
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    m_saved = sigaction(sig, &ign, &m_old) == 0;
+  }
+  ~ignored_signal() {
+    if (m_saved)
+      sigaction(m_sig, &m_old, nullptr);
+  }
+  ignored_signal(const ignored_signal &) = delete;
+  ignored_signal &operator=(const ignored_signal &) = delete;
+
+private:
+  int m_sig;
+  struct sigaction m_old {};
+  bool m_saved = false;
+};
+
+} // namespace
+
+process_result run_attached(const std::vector<std::string> &argv,
+                            const std::map<std::string, std::string> &env) {
+  if (argv.empty())
+    throw std::system_error(EINVAL, std::generic_category(), "cannot start a process: no command");
+  std::vector<std::string> env_strings, args = argv;
+  for (const auto &[k, v] : env)
+    env_strings.push_back(k + "=" + v);
+  std::vector<char *> envp, argp;
+  for (auto &s : env_strings)
+    envp.push_back(s.data());
+  envp.push_back(nullptr);
+  for (auto &a : args)
+    argp.push_back(a.data());
+  argp.push_back(nullptr);
+
+  const ignored_signal no_int(SIGINT), no_quit(SIGQUIT);
+  // The child starts with the default dispositions, not the ignored ones above.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGQUIT);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, argp[0], nullptr, &attr, argp.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0)
+    throw std::system_error(rc, std::generic_category(), "cannot start " + argv[0]);
+  process_result result;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) {
+    result.exited = true;
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+  }
+  return result;
+}
+
+int shell_status(const process_result &r) noexcept {
+  return r.exited ? r.exit_code : 128 + r.signal;
+}
+
+} // namespace cuparity

@@ -1,0 +1,146 @@
+// Reading the audit library's event lines. The library writes them from inside other processes,
+// which may die mid-line: a line that is not one whole event is counted, never fatal.
+#include "harness/selection/capture_events.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace cuparity {
+namespace {
+
+using json = nlohmann::json;
+
+std::string text(const json &o, const char *key) {
+  const auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::optional<std::string> optional_text(const json &o, const char *key) {
+  const auto it = o.find(key);
+  if (it == o.end() || !it->is_string())
+    return std::nullopt;
+  return it->get<std::string>();
+}
+
+long long number(const json &o, const char *key) {
+  const auto it = o.find(key);
+  return it != o.end() && it->is_number_integer() ? it->get<long long>() : 0;
+}
+
+bool flag(const json &o, const char *key) {
+  return number(o, key) != 0;
+}
+
+captured_process read_header(const json &h) {
+  captured_process p;
+  p.pid = static_cast<long>(number(h, "pid"));
+  p.ppid = static_cast<long>(number(h, "ppid"));
+  p.forked = flag(h, "forked");
+  p.exe = text(h, "exe");
+  if (const auto a = h.find("argv"); a != h.end() && a->is_array())
+    for (const auto &s : *a)
+      if (s.is_string())
+        p.argv.push_back(s.get<std::string>());
+  if (const auto e = h.find("environment"); e != h.end() && e->is_object())
+    for (const auto &[k, v] : e->items())
+      if (v.is_string())
+        p.environment[k] = v.get<std::string>();
+  return p;
+}
+
+proc_event read_proc(const json &e) {
+  proc_event r;
+  r.abi = text(e, "abi");
+  r.symbol = text(e, "symbol");
+  r.version = number(e, "version");
+  r.flags = static_cast<std::uint64_t>(number(e, "flags"));
+  r.result = static_cast<int>(number(e, "result"));
+  if (e.contains("status"))
+    r.status = static_cast<int>(number(e, "status"));
+  r.null_pointer = text(e, "pointer") == "0x0";
+  r.pointer_symbol = optional_text(e, "pointer_symbol");
+  r.pointer_library = optional_text(e, "pointer_library");
+  r.caller = text(e, "caller");
+  r.wrapped = flag(e, "wrapped");
+  return r;
+}
+
+/// Adds one event line to `p`; false when the line is no event this reader knows.
+bool add_event(captured_process &p, const std::string &line) {
+  const json e = json::parse(line, nullptr, false);
+  if (!e.is_object())
+    return false;
+  const std::string kind = text(e, "event");
+  if (kind == "object") {
+    p.objects.push_back(text(e, "path"));
+    if (flag(e, "driver"))
+      p.drivers.push_back(p.objects.back());
+  } else if (kind == "bind") {
+    p.binds.push_back({text(e, "via"), text(e, "symbol"), text(e, "library"), text(e, "caller"),
+                       flag(e, "wrapped")});
+  } else if (kind == "proc") {
+    p.requests.push_back(read_proc(e));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::vector<captured_process> read_capture_dir(const std::string &dir,
+                                               std::vector<std::string> &problems) {
+  std::vector<captured_process> out;
+  std::error_code ec;
+  for (const auto &f : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = f.path().filename().string();
+    if (!name.starts_with("process-") || !name.ends_with(".jsonl"))
+      continue;
+    std::ifstream in(f.path());
+    std::string line;
+    if (!std::getline(in, line)) {
+      problems.push_back(name + ": empty");
+      continue;
+    }
+    const json h = json::parse(line, nullptr, false);
+    if (!h.is_object() || text(h, "event") != "process") {
+      problems.push_back(name + ": the first line is no process line");
+      continue;
+    }
+    captured_process p = read_header(h);
+    while (std::getline(in, line))
+      if (!line.empty() && !add_event(p, line))
+        ++p.unreadable_lines;
+    out.push_back(std::move(p));
+  }
+  if (ec)
+    problems.push_back(dir + ": " + ec.message());
+  // Parents before their children: a child's pid is not always larger (pid wrap-around), so
+  // order by depth in the tree first.
+  const auto depth = [&out](const captured_process &p) {
+    int d = 0;
+    for (long parent = p.ppid; d < 64;) {
+      const auto it = std::find_if(out.begin(), out.end(),
+                                   [parent](const captured_process &q) { return q.pid == parent; });
+      if (it == out.end())
+        break;
+      ++d;
+      parent = it->ppid;
+    }
+    return d;
+  };
+  std::vector<std::pair<int, std::size_t>> order;
+  for (std::size_t i = 0; i < out.size(); ++i)
+    order.emplace_back(depth(out[i]), i);
+  std::sort(order.begin(), order.end(), [&out](const auto &a, const auto &b) {
+    return a.first != b.first ? a.first < b.first : out[a.second].pid < out[b.second].pid;
+  });
+  std::vector<captured_process> sorted;
+  for (const auto &o : order)
+    sorted.push_back(std::move(out[o.second]));
+  return sorted;
+}
+
+} // namespace cuparity

@@ -1,0 +1,55 @@
+// What the audit library (tools/capture/audit) recorded, one file per process, read into structs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cuparity {
+
+/// A symbol of the driver bound by the dynamic linker: a PLT or load-time binding, or dlsym.
+struct bind_event {
+  std::string via;      ///< "plt" or "dlsym"
+  std::string symbol;   ///< the name asked for (and bound)
+  std::string library;  ///< the driver object that defines it
+  std::string caller;   ///< the object that asked ("" for the main program)
+  bool wrapped = false; ///< a cuGetProcAddress handed out as the audit's recording wrapper
+};
+
+/// One cuGetProcAddress / cuGetProcAddress_v2 call, as the driver answered it.
+struct proc_event {
+  std::string abi;    ///< "cuGetProcAddress_v2" or "cuGetProcAddress" (the 11.3-11.8 ABI)
+  std::string symbol; ///< the base name asked for
+  long long version = 0;
+  std::uint64_t flags = 0;
+  int result = 0;            ///< the CUresult returned
+  std::optional<int> status; ///< symbolStatus (the v2 ABI only)
+  bool null_pointer = true;
+  std::optional<std::string> pointer_symbol;  ///< dladdr's exact symbol of the answer
+  std::optional<std::string> pointer_library; ///< the object the answer lies in
+  std::string caller; ///< the object the call came from (dladdr of the return address)
+  bool wrapped = false;
+};
+
+/// One process of the captured tree.
+struct captured_process {
+  long pid = 0, ppid = 0;
+  bool forked = false; ///< made by fork() without exec: it shares its parent's objects
+  std::string exe;
+  std::vector<std::string> argv;
+  std::map<std::string, std::string> environment; ///< the binding-selection variables set
+  std::vector<std::string> objects;               ///< every object loaded, in order
+  std::vector<std::string> drivers;               ///< the objects taken as the driver
+  std::vector<bind_event> binds;
+  std::vector<proc_event> requests;
+  std::size_t unreadable_lines = 0; ///< lines that were no event (a process killed mid-line)
+};
+
+/// Reads every process-<pid>.jsonl of `dir`, ordered by start (parents before children, then
+/// pid). A file whose first line is no process line is skipped and named in `problems`.
+[[nodiscard]] std::vector<captured_process> read_capture_dir(const std::string &dir,
+                                                             std::vector<std::string> &problems);
+
+} // namespace cuparity

@@ -1,0 +1,228 @@
+// From the audit library's events to binding_map/2: entries keyed and counted, objects named by
+// their Python distribution, the driver's version asked from the driver itself.
+#include "harness/selection/capture_map.hpp"
+
+#include "harness/driver/driver_library.hpp"
+#include "harness/selection/python_packages.hpp"
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace cuparity {
+namespace {
+
+using json = nlohmann::json;
+
+/// The variables binding_map/1 recorded, kept in /2 so its readers find them in place.
+constexpr const char *k_map_variables[] = {"CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM",
+                                           "NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM",
+                                           "NUMBA_CUDA_DRIVER",
+                                           "NUMBA_CUDA_USE_NVIDIA_BINDING",
+                                           "CUDA_VISIBLE_DEVICES",
+                                           "LD_LIBRARY_PATH"};
+
+json nullable(const std::optional<std::string> &s) {
+  return s ? json(*s) : json(nullptr);
+}
+
+/// cuDriverGetVersion of the driver at `path`, asked in this process (no cuInit needed).
+json driver_version(const std::string &path) {
+  try {
+    const auto lib = driver_library::open(path);
+    using fn = int (*)(int *);
+    const auto get = reinterpret_cast<fn>(lib->symbol("cuDriverGetVersion"));
+    int v = 0;
+    if (get && get(&v) == 0)
+      return v;
+  } catch (const driver_load_error &) {
+  }
+  return nullptr;
+}
+
+struct entry_key {
+  long pid;
+  std::string source, raw_name, symbol, caller;
+  long long version;
+  std::uint64_t flags;
+  int result, status;
+  auto operator<=>(const entry_key &) const = default;
+};
+
+struct entry_value {
+  json entry;
+  std::size_t count = 0;
+};
+
+/// The calling object's path. The main program has no name of its own in the link map: rtld
+/// gives "" to la_symbind and dladdr gives argv[0] as typed ("./t"); both are the process's exe.
+std::string caller_of(const captured_process &p, const std::string &caller) {
+  const bool main_program =
+      caller.empty() || (caller[0] != '/' && !p.argv.empty() && caller == p.argv.front());
+  return main_program ? p.exe : caller;
+}
+
+json package_of(const std::map<std::string, distribution> &owners, const std::string &path) {
+  const auto it = owners.find(path);
+  return it == owners.end() ? json(nullptr) : json(it->second.name);
+}
+
+void add_binds(const captured_process &p, const std::map<std::string, distribution> &owners,
+               std::map<entry_key, entry_value> &entries) {
+  for (const auto &b : p.binds) {
+    const std::string caller = caller_of(p, b.caller);
+    auto &v = entries[{p.pid, b.via, b.symbol, b.symbol, caller, 0, 0, 0, 0}];
+    if (v.count++ == 0)
+      v.entry = {{"function", base_function(b.symbol)},
+                 {"raw_name", b.symbol},
+                 {"symbol", b.symbol},
+                 {"library", b.library},
+                 {"source", b.via},
+                 {"process", p.pid},
+                 {"caller", caller},
+                 {"caller_package", package_of(owners, caller)},
+                 {"request", nullptr}};
+  }
+}
+
+void add_requests(const captured_process &p, const std::map<std::string, distribution> &owners,
+                  std::map<entry_key, entry_value> &entries) {
+  for (const auto &r : p.requests) {
+    const std::string caller = caller_of(p, r.caller);
+    const std::string symbol = r.pointer_symbol.value_or("");
+    auto &v = entries[{p.pid, "proc", r.symbol, symbol, caller, r.version, r.flags, r.result,
+                       r.status.value_or(-1)}];
+    if (v.count++ == 0)
+      v.entry = {{"function", base_function(r.symbol)},
+                 {"raw_name", r.symbol},
+                 {"symbol", r.null_pointer ? json(nullptr) : nullable(r.pointer_symbol)},
+                 {"library", r.null_pointer ? json(nullptr) : nullable(r.pointer_library)},
+                 {"source", "proc"},
+                 {"process", p.pid},
+                 {"caller", caller},
+                 {"caller_package", package_of(owners, caller)},
+                 {"request",
+                  {{"abi", r.abi},
+                   {"version", r.version},
+                   {"flags", r.flags},
+                   {"result", r.result},
+                   {"status", r.status ? json(*r.status) : json(nullptr)}}}};
+  }
+}
+
+/// The objects a process holds: its own, and for a forked child its parent's before the fork.
+std::vector<std::string> objects_of(const std::vector<captured_process> &all,
+                                    const captured_process &p) {
+  std::vector<std::string> out = p.objects;
+  if (p.forked)
+    for (const auto &q : all)
+      if (q.pid == p.ppid)
+        out.insert(out.end(), q.objects.begin(), q.objects.end());
+  return out;
+}
+
+json process_json(const captured_process &p, const std::vector<std::string> &objects,
+                  const std::map<std::string, distribution> &owners) {
+  std::set<std::string> packages;
+  for (const auto &o : objects)
+    if (const auto it = owners.find(o); it != owners.end())
+      packages.insert(it->second.name);
+  return {{"pid", p.pid},
+          {"ppid", p.ppid},
+          {"forked", p.forked},
+          {"exe", p.exe},
+          {"argv", p.argv},
+          {"environment", p.environment},
+          {"drivers", p.drivers},
+          {"packages", packages},
+          {"binds", p.binds.size()},
+          {"requests", p.requests.size()},
+          {"unreadable_lines", p.unreadable_lines}};
+}
+
+} // namespace
+
+bool is_per_thread_symbol(std::string_view s) noexcept {
+  return s.ends_with("_ptds") || s.ends_with("_ptsz");
+}
+
+std::string base_function(std::string_view s) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::string_view suffix : {"_ptds", "_ptsz"})
+      if (s.ends_with(suffix)) {
+        s.remove_suffix(suffix.size());
+        changed = true;
+      }
+    const auto v = s.rfind("_v");
+    if (v != std::string_view::npos && v + 2 < s.size() &&
+        s.substr(v + 2).find_first_not_of("0123456789") == std::string_view::npos) {
+      s = s.substr(0, v);
+      changed = true;
+    }
+  }
+  return std::string(s);
+}
+
+json capture_map_json(const std::vector<captured_process> &processes, const capture_facts &facts) {
+  std::vector<std::string> all_objects;
+  for (const auto &p : processes)
+    all_objects.insert(all_objects.end(), p.objects.begin(), p.objects.end());
+  for (const auto &p : processes)
+    for (const auto &b : p.binds)
+      all_objects.push_back(b.caller);
+  for (const auto &p : processes)
+    for (const auto &r : p.requests)
+      all_objects.push_back(r.caller);
+  const auto owners = owning_distributions(all_objects);
+
+  std::map<entry_key, entry_value> entries;
+  json procs = json::array();
+  std::map<std::string, std::string> versions; // distribution -> version, every process
+  std::string driver;
+  for (const auto &p : processes) {
+    add_binds(p, owners, entries);
+    add_requests(p, owners, entries);
+    const auto objects = objects_of(processes, p);
+    procs.push_back(process_json(p, objects, owners));
+    for (const auto &o : objects)
+      if (const auto it = owners.find(o); it != owners.end())
+        versions[it->second.name] = it->second.version;
+    if (driver.empty() && !p.drivers.empty())
+      driver = p.drivers.front();
+  }
+  json list = json::array();
+  for (auto &[k, v] : entries) {
+    v.entry["count"] = v.count;
+    list.push_back(std::move(v.entry));
+  }
+  json packages = json::array();
+  for (const auto &[name, version] : versions)
+    packages.push_back({{"name", name}, {"version", version}});
+  json environment = json::object();
+  for (const char *var : k_map_variables) {
+    const auto *top = processes.empty() ? nullptr : &processes.front().environment;
+    const auto it = top ? top->find(var) : std::map<std::string, std::string>::const_iterator();
+    environment[var] = top && it != top->end() ? json(it->second) : json(nullptr);
+  }
+  const std::string program =
+      facts.command.empty() ? "" : std::filesystem::path(facts.command.front()).filename().string();
+  return {{"schema", "cuparity.binding_map/2"},
+          {"package", {{"kind", "process"}, {"name", program}, {"version", nullptr}}},
+          {"command", facts.command},
+          {"exit_status", facts.exit_status},
+          {"environment", environment},
+          {"driver",
+           {{"path", driver.empty() ? json(nullptr) : json(driver)},
+            {"version", driver.empty() ? json(nullptr) : driver_version(driver)}}},
+          {"status", driver.empty() ? "no_driver" : "ok"},
+          {"error", driver.empty() ? "no process of the command loaded the driver" : ""},
+          {"captured", facts.captured},
+          {"packages", packages},
+          {"processes", procs},
+          {"problems", facts.problems},
+          {"entries", list}};
+}
+
+} // namespace cuparity

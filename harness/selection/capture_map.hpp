@@ -1,0 +1,35 @@
+// A captured process tree written as a binding map (cuparity.binding_map/2, docs/capture.md).
+#pragma once
+
+#include "harness/selection/capture_events.hpp"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cuparity {
+
+/// How the captured command ran and ended.
+struct capture_facts {
+  std::vector<std::string> command;
+  int exit_status = 0;               ///< as a shell reports it: the exit code, or 128 + signal
+  std::string captured;              ///< UTC, ISO 8601
+  std::vector<std::string> problems; ///< files of the capture folder that could not be read
+};
+
+/// The base name cuGetProcAddress takes: trailing `_v<N>`, `_ptds` and `_ptsz` removed,
+/// repeatedly (`cuMemcpyHtoD_v2_ptds` -> `cuMemcpyHtoD`).
+[[nodiscard]] std::string base_function(std::string_view symbol);
+
+/// Whether `symbol` is a per-thread default stream variant (`_ptds` or `_ptsz`).
+[[nodiscard]] bool is_per_thread_symbol(std::string_view symbol) noexcept;
+
+/// The map of `processes` (read_capture_dir): one entry per distinct binding of a driver symbol
+/// per process and path (plt, dlsym, proc), with how often it happened; the distributions that own
+/// each process's loaded objects; the driver's path and cuDriverGetVersion. Status "no_driver"
+/// when no process loaded one.
+[[nodiscard]] nlohmann::json capture_map_json(const std::vector<captured_process> &processes,
+                                              const capture_facts &facts);
+
+} // namespace cuparity

@@ -1,0 +1,196 @@
+// Reading binding maps strictly: a member of the wrong kind is an error naming file and member,
+// never a default (a misspelt "flags" must not read as legacy).
+#include "harness/selection/captured_map.hpp"
+
+#include "harness/protocol/input_file.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace cuparity {
+namespace {
+
+using json = nlohmann::json;
+
+[[noreturn]] void bad(const std::string &path, const std::string &member,
+                      const std::string &problem) {
+  throw map_error(path + ": " + member + ": " + problem);
+}
+
+/// One JSON object being read, which knows where it sits in the file.
+struct reader {
+  const std::string &path;
+  const json &o;
+  std::string where; ///< "entries[3]." etc.
+
+  /// The member, or the error "expected <kind>" when it is absent.
+  const json &member(const char *key, const char *kind) const {
+    const auto it = o.find(key);
+    if (it == o.end())
+      bad(path, where + key, std::string("expected ") + kind);
+    return *it;
+  }
+  std::string text(const char *key) const {
+    const json &v = member(key, "a string");
+    if (!v.is_string())
+      bad(path, where + key, "expected a string");
+    return v.get<std::string>();
+  }
+  std::optional<std::string> nullable_text(const char *key) const {
+    const auto it = o.find(key);
+    if (it == o.end() || it->is_null())
+      return std::nullopt;
+    if (!it->is_string())
+      bad(path, where + key, "expected a string or null");
+    return it->get<std::string>();
+  }
+  long long integer(const char *key) const {
+    const json &v = member(key, "an integer");
+    if (!v.is_number_integer())
+      bad(path, where + key, "expected an integer");
+    return v.get<long long>();
+  }
+  const json &object(const char *key) const {
+    const json &v = member(key, "an object");
+    if (!v.is_object())
+      bad(path, where + key, "expected an object");
+    return v;
+  }
+  const json &array(const char *key) const {
+    const json &v = member(key, "an array");
+    if (!v.is_array())
+      bad(path, where + key, "expected an array");
+    return v;
+  }
+  reader at(const json &child, const std::string &name) const {
+    if (!child.is_object())
+      bad(path, where + name, "expected an object");
+    return {path, child, where + name + "."};
+  }
+};
+
+proc_request read_request(const reader &r) {
+  proc_request q;
+  q.abi = r.text("abi");
+  q.version = r.integer("version");
+  const long long flags = r.integer("flags");
+  if (flags < 0)
+    bad(r.path, r.where + "flags", "expected a non-negative integer");
+  q.flags = static_cast<std::uint64_t>(flags);
+  q.result = static_cast<int>(r.integer("result"));
+  if (!r.member("status", "an integer or null").is_null())
+    q.status = static_cast<int>(r.integer("status"));
+  return q;
+}
+
+captured_entry read_entry(const reader &r, int schema) {
+  captured_entry e{r.text("function"), r.text("raw_name"), r.nullable_text("symbol"),
+                   r.nullable_text("library")};
+  if (schema < 2)
+    return e;
+  e.source = r.text("source");
+  if (e.source != "plt" && e.source != "dlsym" && e.source != "proc")
+    bad(r.path, r.where + "source", "expected plt, dlsym or proc, not \"" + e.source + "\"");
+  e.process = static_cast<long>(r.integer("process"));
+  e.caller = r.text("caller");
+  e.caller_package = r.nullable_text("caller_package");
+  const json &q = r.member("request", "an object or null");
+  if (e.source == "proc") {
+    if (q.is_null())
+      bad(r.path, r.where + "request", "a proc entry needs its request");
+    e.request = read_request(r.at(q, "request"));
+  } else if (!q.is_null()) {
+    bad(r.path, r.where + "request", "expected null for a " + e.source + " entry");
+  }
+  const long long count = r.integer("count");
+  if (count < 1)
+    bad(r.path, r.where + "count", "expected a count of at least 1");
+  e.count = static_cast<std::size_t>(count);
+  return e;
+}
+
+map_process read_process(const reader &r) {
+  map_process p;
+  p.pid = static_cast<long>(r.integer("pid"));
+  p.ppid = static_cast<long>(r.integer("ppid"));
+  for (const auto &a : r.array("argv"))
+    p.argv.push_back(a.is_string() ? a.get<std::string>() : std::string());
+  for (const auto &[k, v] : r.object("environment").items()) {
+    if (!v.is_string())
+      bad(r.path, r.where + "environment." + k, "expected a string");
+    p.environment[k] = v.get<std::string>();
+  }
+  for (const auto &name : r.array("packages")) {
+    if (!name.is_string())
+      bad(r.path, r.where + "packages", "expected strings");
+    p.packages.insert(name.get<std::string>());
+  }
+  return p;
+}
+
+void read_package(const reader &top, captured_map &m) {
+  const reader package = top.at(top.object("package"), "package");
+  m.kind = package.text("kind");
+  const bool known =
+      m.schema == 1 ? (m.kind == "cuda.bindings" || m.kind == "numba") : m.kind == "process";
+  if (!known)
+    bad(m.path, "package.kind",
+        std::string("expected ") +
+            (m.schema == 1 ? "\"cuda.bindings\" or \"numba\"" : "\"process\"") + ", not \"" +
+            m.kind + "\"");
+  m.name = package.nullable_text("name").value_or("");
+  m.version = package.nullable_text("version").value_or("");
+}
+
+} // namespace
+
+const map_process *captured_map::process(long pid) const noexcept {
+  for (const auto &p : processes)
+    if (p.pid == pid)
+      return &p;
+  return nullptr;
+}
+
+captured_map read_captured_map(const std::string &path) {
+  json j;
+  try {
+    j = read_json_file(
+        path); // a regular file, bounded: a FIFO never blocks, deep JSON never crashes
+  } catch (const bad_input_error &e) {
+    throw map_error(e.what());
+  }
+  if (!j.is_object())
+    throw map_error(path + ": not a JSON object");
+  const reader top{path, j, ""};
+  captured_map m;
+  m.path = path;
+  const std::string schema = top.text("schema");
+  if (schema == "cuparity.binding_map/2")
+    m.schema = 2;
+  else if (schema != "cuparity.binding_map/1")
+    bad(path, "schema", "expected \"cuparity.binding_map/1\" or \"cuparity.binding_map/2\"");
+  read_package(top, m);
+  for (const auto &[k, v] : top.object("environment").items())
+    m.environment[k] = top.at(j["environment"], "environment").nullable_text(k.c_str());
+  m.status = top.text("status");
+  const bool status_known =
+      m.schema == 1 ? (m.status == "ok" || m.status == "import_failed" || m.status == "load_failed")
+                    : (m.status == "ok" || m.status == "no_driver");
+  if (!status_known)
+    bad(path, "status",
+        std::string("expected ") +
+            (m.schema == 1 ? "ok, import_failed or load_failed" : "ok or no_driver") + ", not \"" +
+            m.status + "\"");
+  m.error = top.text("error");
+  if (m.schema == 2) {
+    const json &procs = top.array("processes");
+    for (std::size_t i = 0; i < procs.size(); ++i)
+      m.processes.push_back(read_process(top.at(procs[i], "processes[" + std::to_string(i) + "]")));
+  }
+  const json &entries = top.array("entries");
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    m.entries.push_back(
+        read_entry(top.at(entries[i], "entries[" + std::to_string(i) + "]"), m.schema));
+  return m;
+}
+
+} // namespace cuparity

@@ -1,0 +1,70 @@
+// A binding map as read: binding_map/1 (one package, tools/capture) or /2 (any process tree).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cuparity {
+
+/// A captured map that cannot be read: the message names the file and the member.
+class map_error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A cuGetProcAddress request behind a /2 entry: what was asked and what the driver said.
+struct proc_request {
+  std::string abi; ///< "cuGetProcAddress_v2" or "cuGetProcAddress"
+  long long version = 0;
+  std::uint64_t flags = 0;
+  int result = 0;
+  std::optional<int> status;
+};
+
+/// One function as the package (or process) bound it.
+struct captured_entry {
+  std::string function;               ///< the base name cuGetProcAddress takes
+  std::string raw_name;               ///< the package's own name for it (/2: the name asked)
+  std::optional<std::string> symbol;  ///< dladdr's symbol of its pointer; none: no pointer
+  std::optional<std::string> library; ///< the file the pointer lies in
+  // binding_map/2 only:
+  std::string source = "package";            ///< "plt", "dlsym" or "proc" (/1: "package")
+  long process = 0;                          ///< the pid that bound it
+  std::string caller;                        ///< the object that asked
+  std::optional<std::string> caller_package; ///< the Python distribution that owns `caller`
+  std::optional<proc_request> request;       ///< source "proc": the request
+  std::size_t count = 1;                     ///< how often exactly this happened
+};
+
+/// One process of a /2 map.
+struct map_process {
+  long pid = 0, ppid = 0;
+  std::vector<std::string> argv;
+  std::map<std::string, std::string> environment; ///< the selection variables that were set
+  std::set<std::string> packages;                 ///< distributions owning its loaded objects
+};
+
+/// A cuparity.binding_map/1 or /2 file (docs/capture.md).
+struct captured_map {
+  std::string path;
+  int schema = 1;
+  std::string kind; ///< "cuda.bindings" or "numba" (/1), "process" (/2)
+  std::string name, version;
+  std::map<std::string, std::optional<std::string>> environment;
+  std::string status; ///< "ok", "import_failed" or "load_failed" (/1); "ok" or "no_driver" (/2)
+  std::string error;
+  std::vector<map_process> processes; ///< /2 only
+  std::vector<captured_entry> entries;
+
+  [[nodiscard]] const map_process *process(long pid) const noexcept;
+};
+
+/// Reads and checks a captured map. Throws map_error ("FILE: member: problem").
+[[nodiscard]] captured_map read_captured_map(const std::string &path);
+
+} // namespace cuparity

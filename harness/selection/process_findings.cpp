@@ -1,0 +1,147 @@
+// Findings across the entries of one process, and the evidence an entry is judged by.
+#include "harness/selection/process_findings.hpp"
+
+#include "harness/selection/capture_map.hpp"
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+namespace cuparity {
+namespace {
+
+std::string without_mode(std::string s) {
+  if (is_per_thread_symbol(s))
+    s.resize(s.size() - 5);
+  return s;
+}
+
+/// The package whose documented variable governs `e`, or "".
+std::string governing_package(const captured_map &m, const captured_entry &e) {
+  static const std::set<std::string> bindings = {"cuda-bindings", "cuda_bindings", "cuda-python"};
+  static const std::set<std::string> numba = {"numba", "numba-cuda", "numba_cuda"};
+  if (e.caller_package && bindings.count(*e.caller_package))
+    return "cuda.bindings";
+  if (e.caller_package && numba.count(*e.caller_package))
+    return "numba";
+  // Numba's own binding is ctypes: its dlsym calls come from CPython's _ctypes module.
+  const std::string caller = std::filesystem::path(e.caller).filename().string();
+  const map_process *p = m.process(e.process);
+  if (caller.starts_with("_ctypes") && p)
+    for (const auto &n : numba)
+      if (p->packages.count(n))
+        return "numba";
+  return {};
+}
+
+std::string process_name(const captured_map &m, long pid) {
+  const map_process *p = m.process(pid);
+  std::string name = p && !p->argv.empty() ? p->argv.front() : std::string("?");
+  return "pid " + std::to_string(pid) + " (" + name + ")";
+}
+
+struct function_use {
+  std::map<std::string, std::set<std::string>> symbols; ///< symbol -> sources
+  bool by_proc = false, direct = false;
+  std::string direct_caller;
+};
+
+map_finding make(finding_kind k, const captured_map &m, long pid, const std::string &function,
+                 std::string message) {
+  map_finding f;
+  f.kind = k;
+  f.function = function;
+  f.raw_name = function;
+  f.process = pid;
+  f.message = process_name(m, pid) + ": " + message;
+  return f;
+}
+
+std::string listed(const std::map<std::string, std::set<std::string>> &symbols) {
+  std::string out;
+  for (const auto &[s, sources] : symbols) {
+    out += (out.empty() ? "" : ", ") + s + " (";
+    bool first = true;
+    for (const auto &src : sources) {
+      out += (first ? "" : "+") + src;
+      first = false;
+    }
+    out += ")";
+  }
+  return out;
+}
+
+void judge_function(const captured_map &m, long pid, const std::string &function,
+                    const function_use &u, bool process_uses_proc, std::vector<map_finding> &out) {
+  std::set<std::string> abis, modes;
+  for (const auto &[s, sources] : u.symbols) {
+    abis.insert(without_mode(s));
+    modes.insert(is_per_thread_symbol(s) ? "per-thread" : "legacy");
+  }
+  // cudart asks for cuGetProcAddress itself at 11030 and 12000 (both ABIs) by design.
+  if (abis.size() > 1 && !function.starts_with("cuGetProcAddress"))
+    out.push_back(
+        make(finding_kind::two_abis, m, pid, function,
+             function + ": " + std::to_string(abis.size()) + " ABIs bound: " + listed(u.symbols)));
+  if (modes.size() > 1)
+    out.push_back(make(finding_kind::both_modes, m, pid, function,
+                       function + ": bound both legacy and per-thread: " + listed(u.symbols)));
+  if (process_uses_proc && u.direct && !u.by_proc && !function.starts_with("cuGetProcAddress"))
+    out.push_back(make(finding_kind::only_direct, m, pid, function,
+                       function + ": " + listed(u.symbols) + " from " + u.direct_caller +
+                           ", never asked of cuGetProcAddress"));
+}
+
+} // namespace
+
+ptds_expectation expectation_for(const captured_map &m, const captured_entry &e) {
+  const std::string package = governing_package(m, e);
+  if (!package.empty()) {
+    std::map<std::string, std::optional<std::string>> env;
+    if (const map_process *p = m.process(e.process))
+      for (const auto &[k, v] : p->environment)
+        env[k] = v;
+    ptds_expectation x = expected_ptds(package, env);
+    x.why = package + " (" + e.caller_package.value_or("ctypes") + "): " + x.why;
+    return x;
+  }
+  ptds_expectation x;
+  if (!e.request) {
+    x.known = false;
+    x.why = "nothing known of what " + e.caller + " should bind";
+    return x;
+  }
+  // docs/driver-facts.md#default-flag: DEFAULT answers as LEGACY_STREAM for a caller built
+  // without CUDA_API_PER_THREAD_DEFAULT_STREAM, which the driver cannot see: legacy.
+  x.per_thread = (e.request->flags & 2u) != 0;
+  x.why = "asked with flags " + std::to_string(e.request->flags) +
+          (x.per_thread ? " (PER_THREAD_DEFAULT_STREAM)"
+                        : ((e.request->flags & 1u) ? " (LEGACY_STREAM)" : " (DEFAULT)"));
+  return x;
+}
+
+std::vector<map_finding> process_findings(const captured_map &m) {
+  std::map<long, std::map<std::string, function_use>> uses;
+  std::set<long> proc_users;
+  for (const auto &e : m.entries) {
+    if (!e.symbol)
+      continue;
+    auto &u = uses[e.process][e.function];
+    u.symbols[*e.symbol].insert(e.source);
+    if (e.source == "proc") {
+      u.by_proc = true;
+      proc_users.insert(e.process);
+    } else {
+      u.direct = true;
+      if (u.direct_caller.empty())
+        u.direct_caller = std::filesystem::path(e.caller).filename().string();
+    }
+  }
+  std::vector<map_finding> out;
+  for (const auto &[pid, functions] : uses)
+    for (const auto &[function, u] : functions)
+      judge_function(m, pid, function, u, proc_users.count(pid) > 0, out);
+  return out;
+}
+
+} // namespace cuparity

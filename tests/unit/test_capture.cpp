@@ -1,0 +1,422 @@
+// `cuparity capture`: programs that bind the simulated driver the ways packages do, captured
+// through the audit library; the maps are checked exactly, then audited and run.
+#include "backends/internal/probe_rules.hpp"
+#include "harness/driver/entry.hpp"
+#include "harness/selection/capture_map.hpp"
+#include "harness/selection/map_audit.hpp"
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <tuple>
+
+using namespace cuparity;
+using json = nlohmann::json;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string scratch(const std::string &name) {
+  const auto dir = fs::temp_directory_path() / "cuparity-capture-tests";
+  fs::create_directories(dir);
+  return (dir / name).string();
+}
+
+std::string program(const std::string &name) {
+  return std::string(CUPARITY_BIN_DIR) + "/" + name;
+}
+
+struct captured {
+  process_result run;
+  json map;
+};
+
+captured capture(const std::string &name, std::vector<std::string> command, test::vars env = {}) {
+  const std::string out = scratch(name + ".json");
+  fs::remove(out);
+  env.try_emplace("NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER);
+  std::vector<std::string> args = {"capture", "--out", out, "--"};
+  args.insert(args.end(), command.begin(), command.end());
+  captured c{test::run_cuparity(args, env), json()};
+  INFO(c.run.out << c.run.err);
+  if (fs::exists(out))
+    c.map = json::parse(std::ifstream(out));
+  return c;
+}
+
+/// (source, raw_name, symbol or "-", version, flags) of every entry of process `pid`.
+using row = std::tuple<std::string, std::string, std::string, long long, long long>;
+std::set<row> rows(const json &map, long pid) {
+  std::set<row> out;
+  for (const auto &e : map["entries"]) {
+    if (e["process"] != pid)
+      continue;
+    const json &q = e["request"];
+    out.insert({e["source"], e["raw_name"], e["symbol"].is_null() ? "-" : e["symbol"],
+                q.is_null() ? -1 : q["version"].get<long long>(),
+                q.is_null() ? -1 : q["flags"].get<long long>()});
+  }
+  return out;
+}
+
+const json *entry(const json &map, const std::string &source, const std::string &raw_name,
+                  long long flags = -1) {
+  for (const auto &e : map["entries"])
+    if (e["source"] == source && e["raw_name"] == raw_name &&
+        (flags < 0 || e["request"]["flags"] == flags))
+      return &e;
+  return nullptr;
+}
+
+long top_pid(const json &map) {
+  return map["processes"][0]["pid"].get<long>();
+}
+
+/// A fake site-packages holding the fake cydriver as cuda.bindings' module, owned by a
+/// cuda_bindings dist-info: what the capture sees of a real wheel.
+std::string fake_site_packages() {
+  const fs::path site = scratch("venv/lib/python3.12/site-packages");
+  fs::create_directories(site / "cuda/bindings/_bindings");
+  fs::create_directories(site / "cuda_bindings-13.0.0.dist-info");
+  const fs::path module = site / "cuda/bindings/_bindings/cydriver.cpython-312-x86_64-linux-gnu.so";
+  fs::copy_file(program("libcapture_fake_cydriver.so"), module,
+                fs::copy_options::overwrite_existing);
+  std::ofstream(site / "cuda_bindings-13.0.0.dist-info/METADATA")
+      << "Metadata-Version: 2.1\nName: cuda-bindings\nVersion: 13.0.0\n\nbody\n";
+  std::ofstream(site / "cuda_bindings-13.0.0.dist-info/RECORD")
+      << "cuda/__init__.py,,\n"
+      << "cuda/bindings/_bindings/cydriver.cpython-312-x86_64-linux-gnu.so,sha256=x,1\n"
+      << "cuda_bindings-13.0.0.dist-info/RECORD,,\n";
+  return module.string();
+}
+
+map_audit_report audit(const std::string &path) {
+  const auto lib = driver_library::open(CUPARITY_SIMDRIVER);
+  return audit_captured_map(read_captured_map(path), *lib);
+}
+
+std::vector<const map_finding *> findings(const map_audit_report &r, finding_kind k) {
+  std::vector<const map_finding *> out;
+  for (const auto &f : r.findings)
+    if (f.kind == k)
+      out.push_back(&f);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("capture: Numba-style dlsym probing is recorded exactly, in both stream-0 modes",
+          "[capture]") {
+  for (const bool ptds : {false, true}) {
+    auto c =
+        capture(ptds ? "probe1" : "probe0", {program("capture_numba_probe"), CUPARITY_SIMDRIVER},
+                {{"PROBE_PTDS", ptds ? "1" : "0"}});
+    INFO(c.run.out << c.run.err);
+    REQUIRE(c.run.exit_code == 0);
+    CHECK(c.map["schema"] == "cuparity.binding_map/2");
+    CHECK(c.map["status"] == "ok");
+    CHECK(c.map["driver"]["version"] == 13000);
+    REQUIRE(c.map["processes"].size() == 1);
+    const std::set<row> expected =
+        ptds ? std::set<row>{{"dlsym", "cuInit", "cuInit", -1, -1},
+                             {"dlsym", "cuMemcpyHtoD_v2_ptds", "cuMemcpyHtoD_v2_ptds", -1, -1},
+                             {"dlsym", "cuStreamSynchronize_ptsz", "cuStreamSynchronize_ptsz", -1,
+                              -1},
+                             {"dlsym", "cuCtxPushCurrent_v2", "cuCtxPushCurrent_v2", -1, -1}}
+             : std::set<row>{{"dlsym", "cuInit", "cuInit", -1, -1},
+                             {"dlsym", "cuMemcpyHtoD_v2", "cuMemcpyHtoD_v2", -1, -1},
+                             {"dlsym", "cuStreamSynchronize", "cuStreamSynchronize", -1, -1},
+                             {"dlsym", "cuCtxPushCurrent_v2", "cuCtxPushCurrent_v2", -1, -1}};
+    CHECK(rows(c.map, top_pid(c.map)) == expected);
+    const json *e = entry(c.map, "dlsym", ptds ? "cuMemcpyHtoD_v2_ptds" : "cuMemcpyHtoD_v2");
+    REQUIRE(e);
+    CHECK((*e)["function"] == "cuMemcpyHtoD");
+    CHECK((*e)["caller"] == program("capture_numba_probe")); // the main program, by its exe
+    CHECK((*e)["count"] == 1);
+    CHECK(c.map["processes"][0]["environment"]["PROBE_PTDS"].is_null()); // only binding variables
+  }
+}
+
+TEST_CASE("capture: cuGetProcAddress requests with their versions and flags, cudart's "
+          "self-requests, a child process, and a per-thread-wrong binding caught and named",
+          "[capture]") {
+  const std::string cydriver = fake_site_packages();
+  auto c = capture("requests", {program("capture_proc_requests"), CUPARITY_SIMDRIVER, cydriver},
+                   {{"CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "0"}});
+  INFO(c.run.out << c.run.err);
+  REQUIRE(c.run.exit_code == 0);
+  REQUIRE(c.map["processes"].size() == 2);
+  const long top = top_pid(c.map);
+  const std::set<row> expected = {
+      {"dlsym", "cuGetProcAddress_v2", "cuGetProcAddress_v2", -1, -1},
+      {"proc", "cuMemcpyHtoD", "cuMemcpyHtoD_v2", 12000, 1},
+      {"proc", "cuMemcpyHtoD", "cuMemcpyHtoD_v2_ptds", 12000, 2},
+      {"proc", "cuStreamSynchronize", "cuStreamSynchronize", 12000, 0},
+      {"proc", "cuMemcpyHtoD", "-", 3020, 2},
+      {"proc", "cuGetProcAddress", "cuGetProcAddress_v2", 12000, 0},
+      // Resolved through the pointer the self-request returned: the wrapper was handed out again.
+      {"proc", "cuEventRecord", "cuEventRecord_ptsz", 12000, 2},
+      {"proc", "cuGetProcAddress", "cuGetProcAddress", 11030, 0},
+      {"proc", "cuCtxCreate", "cuCtxCreate_v2", 3020, 0},
+      // The fake cydriver's: the per-thread flag under "0" (cuda-python's old bug).
+      {"proc", "cuStreamSynchronize", "cuStreamSynchronize_ptsz", 12000, 2}};
+  CHECK(rows(c.map, top) == expected);
+  const json *too_old = entry(c.map, "proc", "cuMemcpyHtoD", 2);
+  REQUIRE(too_old);
+  const json *v1 = nullptr;
+  for (const auto &e : c.map["entries"])
+    if (e["raw_name"] == "cuCtxCreate")
+      v1 = &e;
+  REQUIRE(v1);
+  CHECK((*v1)["request"]["abi"] == "cuGetProcAddress"); // the 11.3-11.8 ABI, no status
+  CHECK((*v1)["request"]["status"].is_null());
+  // The fake's two requests come from the module, owned by the cuda-bindings distribution.
+  std::size_t from_bindings = 0;
+  for (const auto &e : c.map["entries"])
+    if (e["caller"] == cydriver) {
+      CHECK(e["caller_package"] == "cuda-bindings");
+      ++from_bindings;
+    }
+  CHECK(from_bindings == 3); // its dlsym of cuGetProcAddress_v2 and two requests
+  CHECK(c.map["packages"] == json::parse(R"([{"name":"cuda-bindings","version":"13.0.0"}])"));
+  // The child: started by fork and exec, so it inherited the audit and has its own section.
+  const json &child = c.map["processes"][1];
+  CHECK(child["ppid"] == top);
+  CHECK(child["forked"] == false);
+  CHECK(child["argv"][1] == "--child");
+  CHECK(rows(c.map, child["pid"]).size() == 4);
+
+  const map_audit_report r = audit(scratch("requests.json"));
+  CHECK(r.failed);
+  const auto wrong = findings(r, finding_kind::per_thread_wrong);
+  REQUIRE(wrong.size() == 2); // the fake's two, and nothing of the program's own requests
+  for (const auto *f : wrong) {
+    CHECK_THAT(f->message, Catch::Contains("pid " + std::to_string(top)));
+    CHECK_THAT(f->message, Catch::Contains("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM=\"0\""));
+    CHECK_THAT(f->message, Catch::Contains("selects legacy"));
+  }
+  const auto old = findings(r, finding_kind::per_thread_too_old);
+  REQUIRE(old.size() == 1);
+  CHECK_THAT(old[0]->message, Catch::Contains("cuMemcpyHtoD: asked with the per-thread flag at "
+                                              "3020"));
+  // Both modes of cuMemcpyHtoD (flags 1 and 2) in one process: reported, not a failure.
+  CHECK(findings(r, finding_kind::both_modes).size() >= 1);
+  // The same fake under "1" binds what its variable selects.
+  auto on = capture("requests1", {program("capture_proc_requests"), CUPARITY_SIMDRIVER, cydriver},
+                    {{"CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "1"}});
+  REQUIRE(on.run.exit_code == 0);
+  CHECK(findings(audit(scratch("requests1.json")), finding_kind::per_thread_wrong).empty());
+  auto cli = test::run_cuparity({"audit", "--map", scratch("requests.json")},
+                                {{"NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER}});
+  CHECK(cli.exit_code == 1);
+  CHECK_THAT(cli.out, Catch::Contains("MISMATCH pid "));
+  CHECK_THAT(cli.out, Catch::Contains("per_thread_too_old pid "));
+}
+
+TEST_CASE("capture: a Python program binding through ctypes, and its child", "[capture]") {
+  const std::string script = scratch("bind.py");
+  std::ofstream(script) << R"PY(
+import ctypes, subprocess, sys
+lib = ctypes.CDLL(sys.argv[1])
+gpa = lib.cuGetProcAddress_v2
+gpa.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_int,
+                ctypes.c_uint64, ctypes.POINTER(ctypes.c_int)]
+p, st = ctypes.c_void_p(), ctypes.c_int(-1)
+flags = 2 if len(sys.argv) > 2 else 1
+print("result", gpa(b"cuMemcpyHtoD", ctypes.byref(p), 12000, flags, ctypes.byref(st)), st.value)
+if len(sys.argv) == 2:
+    sys.exit(subprocess.call([sys.executable, __file__, sys.argv[1], "child"]) + 5)
+)PY";
+  auto c = capture("python", {"python3", script, CUPARITY_SIMDRIVER});
+  INFO(c.run.out << c.run.err);
+  CHECK(c.run.exit_code == 5); // the program's own exit status passes through
+  CHECK_THAT(c.run.out, Catch::Contains("result 0 0"));
+  REQUIRE(c.map["processes"].size() == 2);
+  const long top = top_pid(c.map), child = c.map["processes"][1]["pid"].get<long>();
+  CHECK(rows(c.map, top) ==
+        std::set<row>{{"dlsym", "cuGetProcAddress_v2", "cuGetProcAddress_v2", -1, -1},
+                      {"proc", "cuMemcpyHtoD", "cuMemcpyHtoD_v2", 12000, 1}});
+  CHECK(rows(c.map, child) ==
+        std::set<row>{{"dlsym", "cuGetProcAddress_v2", "cuGetProcAddress_v2", -1, -1},
+                      {"proc", "cuMemcpyHtoD", "cuMemcpyHtoD_v2_ptds", 12000, 2}});
+  // ctypes calls through libffi: the caller is CPython's _ctypes module or libffi.
+  const json *e = entry(c.map, "dlsym", "cuGetProcAddress_v2");
+  REQUIRE(e);
+  CHECK_THAT((*e)["caller"].get<std::string>(), Catch::Contains("ctypes"));
+}
+
+TEST_CASE("capture: a command that never loads the driver, one that cannot start, bad --out",
+          "[capture]") {
+  auto none = capture("none", {"sh", "-c", "exit 7"});
+  CHECK(none.run.exit_code == 7);
+  CHECK(none.map["status"] == "no_driver");
+  CHECK(none.map["entries"].empty());
+  CHECK_THAT(none.run.err, Catch::Contains("bound nothing of the driver"));
+  auto audit_none = test::run_cuparity({"audit", "--map", scratch("none.json")},
+                                       {{"NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER}});
+  CHECK(audit_none.exit_code == 0);
+  CHECK_THAT(audit_none.out, Catch::Contains("NOT AUDITED: no process of the command loaded"));
+
+  auto missing = capture("missing", {"/nonexistent/program"});
+  CHECK(missing.run.exit_code == 3);
+  CHECK_THAT(missing.run.err, Catch::Contains("cannot start /nonexistent/program"));
+
+  auto bad_out =
+      test::run_cuparity({"capture", "--out", "/nonexistent/dir/map.json", "--", "true"}, {});
+  CHECK(bad_out.exit_code == 2);
+  CHECK_THAT(bad_out.err, Catch::Contains("--out"));
+  CHECK_THAT(bad_out.err, Catch::Contains("/nonexistent/dir"));
+  auto no_command = test::run_cuparity({"capture"}, {});
+  CHECK(no_command.exit_code == 2);
+}
+
+TEST_CASE("a binding_map/2 with a bad member is refused naming the file and the member",
+          "[capture]") {
+  auto c = capture("strict", {program("capture_numba_probe"), CUPARITY_SIMDRIVER});
+  REQUIRE(c.run.exit_code == 0);
+  const auto error_of = [&c](const std::function<void(json &)> &edit) {
+    json m = c.map;
+    edit(m);
+    const std::string path = scratch("strict-edited.json");
+    std::ofstream(path) << m.dump();
+    try {
+      (void)read_captured_map(path);
+    } catch (const map_error &e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK_THAT(error_of([](json &m) { m["entries"][0]["source"] = "ptrace"; }),
+             Catch::Contains("strict-edited.json: entries[0].source: expected plt, dlsym or proc"));
+  CHECK_THAT(error_of([](json &m) { m["entries"][0].erase("count"); }),
+             Catch::Contains("entries[0].count: expected an integer"));
+  CHECK_THAT(error_of([](json &m) {
+               m["entries"][0]["request"] = {{"abi", "x"}};
+             }),
+             Catch::Contains("entries[0].request: expected null for a dlsym entry"));
+  CHECK_THAT(error_of([](json &m) { m["processes"][0]["pid"] = "12"; }),
+             Catch::Contains("processes[0].pid: expected an integer"));
+  CHECK_THAT(error_of([](json &m) { m["package"]["kind"] = "numba"; }),
+             Catch::Contains("package.kind: expected \"process\""));
+  CHECK_THAT(error_of([](json &m) { m["status"] = "load_failed"; }),
+             Catch::Contains("status: expected ok or no_driver"));
+}
+
+TEST_CASE("base names and per-thread symbols as the capture names them", "[capture]") {
+  CHECK(base_function("cuMemcpyHtoD_v2_ptds") == "cuMemcpyHtoD");
+  CHECK(base_function("cuStreamSynchronize_ptsz") == "cuStreamSynchronize");
+  CHECK(base_function("cuCtxCreate_v4") == "cuCtxCreate");
+  CHECK(base_function("cuGetProcAddress") == "cuGetProcAddress");
+  CHECK(base_function("cuFoo_vX") == "cuFoo_vX");
+  CHECK(is_per_thread_symbol("cuEventRecord_ptsz"));
+  CHECK_FALSE(is_per_thread_symbol("cuEventRecord"));
+}
+
+namespace {
+
+/// A process map (/2) binding the whole entry table at cuparity's ABIs by cuGetProcAddress, plus,
+/// with `older`, the CUDA 2.0 ABIs PyTorch dlsyms (cuCtxPushCurrent, cuCtxPopCurrent,
+/// cuCtxDestroy, cuStreamDestroy, cuEventDestroy, cuEventElapsedTime) bound directly.
+std::string process_map(const std::string &name, bool older) {
+  const auto lib = driver_library::open(CUPARITY_SIMDRIVER);
+  const std::set<std::string> old_ones = {"cuCtxPushCurrent", "cuCtxPopCurrent",
+                                          "cuCtxDestroy",     "cuStreamDestroy",
+                                          "cuEventDestroy",   "cuEventElapsedTime"};
+  json entries = json::array();
+  const auto add = [&entries](const std::string &function, const std::string &symbol,
+                              const std::string &source) {
+    entries.push_back({{"function", function},
+                       {"raw_name", source == "proc" ? function : symbol},
+                       {"symbol", symbol},
+                       {"library", CUPARITY_SIMDRIVER},
+                       {"source", source},
+                       {"process", 100},
+                       {"caller", "/opt/app/libapp.so"},
+                       {"caller_package", nullptr},
+                       {"request", source == "proc" ? json{{"abi", "cuGetProcAddress_v2"},
+                                                           {"version", 12000},
+                                                           {"flags", 0},
+                                                           {"result", 0},
+                                                           {"status", 0}}
+                                                    : json(nullptr)},
+                       {"count", 1}});
+  };
+  for (const auto &e : all_entries()) {
+    for (const auto &c : probe_rules::numba().candidates(e.name, false))
+      if (lib->symbol(c.c_str())) {
+        add(std::string(e.name), c, "proc");
+        break;
+      }
+    if (older && old_ones.count(std::string(e.name)))
+      add(std::string(e.name), std::string(e.name), "dlsym");
+  }
+  const json m{{"schema", "cuparity.binding_map/2"},
+               {"package", {{"kind", "process"}, {"name", name}, {"version", nullptr}}},
+               {"command", {name}},
+               {"exit_status", 0},
+               {"environment", json::object()},
+               {"driver", {{"path", CUPARITY_SIMDRIVER}, {"version", 13000}}},
+               {"status", "ok"},
+               {"error", ""},
+               {"captured", "2026-12-03T12:00:00Z"},
+               {"packages", json::array()},
+               {"processes",
+                {{{"pid", 100},
+                  {"ppid", 1},
+                  {"forked", false},
+                  {"exe", name},
+                  {"argv", {name}},
+                  {"environment", json::object()},
+                  {"drivers", {CUPARITY_SIMDRIVER}},
+                  {"packages", json::array()},
+                  {"binds", 0},
+                  {"requests", 0},
+                  {"unreadable_lines", 0}}}},
+               {"problems", json::array()},
+               {"entries", entries}};
+  const std::string path = scratch(name + ".map.json");
+  std::ofstream(path) << m.dump(1);
+  return path;
+}
+
+} // namespace
+
+TEST_CASE("through a process map, older ABIs of the same signature run and are judged beside "
+          "the current ones",
+          "[capture][runner]") {
+  const std::string older = process_map("older", true), current = process_map("current", false);
+  const std::string matrix = scratch("older.toml");
+  std::ofstream(matrix) << "[matrix]\ncases = [\"context.create.lifecycle\", "
+                           "\"stream.event.elapsed\", \"alloc.copy.dtod\"]\n[axes]\n"
+                           "CUPARITY_BINDING_MAP = [\""
+                        << current << "\", \"" << older << "\"]\n";
+  const std::string out = scratch("older_out");
+  auto res = test::run_cuparity({"run", matrix, "--out", out, "--force", "--no-latency"},
+                                {{"NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER}});
+  INFO(res.out << res.err);
+  CHECK(res.exit_code == 0); // equivalent: the older ABIs behave as the current ones here
+  const json s = json::parse(std::ifstream(out + "/summary.json"));
+  CHECK(s["verdict"] == "equivalent");
+  for (const auto &r : s["results"])
+    CHECK(r["outcome"] == "pass");
+  // What the older cell bound: the CUDA 2.0 symbols, recorded with their ABI.
+  std::map<std::string, json> bound;
+  std::ifstream results(out + "/results.jsonl");
+  for (std::string line; std::getline(results, line);) {
+    const json r = json::parse(line);
+    if (r["type"] == "binding_map" && r["cell"] == "map=" + older)
+      for (const auto &b : r["map"])
+        bound[b["entry"]] = b;
+  }
+  REQUIRE(bound.count("cuCtxPushCurrent"));
+  CHECK(bound["cuCtxPushCurrent"]["symbol"] == "cuCtxPushCurrent");
+  CHECK(bound["cuCtxPushCurrent"]["abi"] == 2000);
+  CHECK(bound["cuEventElapsedTime"]["symbol"] == "cuEventElapsedTime");
+  CHECK(bound["cuEventElapsedTime"]["abi"] == 2000);
+  CHECK(bound["cuMemAlloc"]["symbol"] == "cuMemAlloc_v2"); // no same-signature older ABI
+  CHECK(bound["cuMemAlloc"]["abi"] == 3020);
+}

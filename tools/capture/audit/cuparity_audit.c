@@ -1,0 +1,405 @@
+/* An LD_AUDIT library that records how a process binds the CUDA driver (docs/capture.md).
+ *
+ * glibc's rtld-audit interface (rtld-audit(7)) calls la_symbind64 for every symbol bound from an
+ * object that asked for LA_FLG_BINDFROM to one that asked for LA_FLG_BINDTO: PLT and load-time
+ * bindings, and dlsym/dlvsym lookups as well (LA_SYMB_DLSYM, LA_SYMB_DLVSYM). The driver is the
+ * only BINDTO object, so nothing else is slowed. The address la_symbind64 returns is what the
+ * process gets, which lets this library hand out a recording wrapper for cuGetProcAddress and
+ * cuGetProcAddress_v2: every pointer the driver gives out is then seen with the version and the
+ * flags it was asked for. A wrapper answering a request for cuGetProcAddress itself hands out
+ * a wrapper again: cudart asks the driver for cuGetProcAddress (at 11030 and 12000) and resolves
+ * everything else through the pointer it gets back. No other call is wrapped, and no
+ * la_pltenter/la_pltexit is defined, so a bound call costs what it costs without the audit.
+ *
+ * Each process appends JSON lines to CUPARITY_CAPTURE_DIR/process-<pid>.jsonl, one write(2) per
+ * line (O_APPEND: threads never interleave inside a line). The first line describes the process;
+ * a child made by fork() starts its own file. Children that exec inherit LD_AUDIT and the
+ * variables, so every process of the tree is captured unless it clears its environment. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef int cu_result;
+typedef int (*gpa_v1_fn)(const char *, void **, int, unsigned long long);
+typedef int (*gpa_v2_fn)(const char *, void **, int, unsigned long long, int *);
+
+static char g_dir[3072];
+static char g_drivers[1024]; /* ':'-separated extra driver file names (CUPARITY_CAPTURE_DRIVER) */
+static int g_enabled;
+static int g_fd = -1;
+static pid_t g_fd_pid;
+static volatile int g_opening;
+static gpa_v1_fn g_real_v1;
+static gpa_v2_fn g_real_v2;
+
+/* ---- output: a bounded line buffer, JSON-escaped strings ---- */
+
+struct line {
+  char text[8192];
+  size_t n;
+  int truncated;
+};
+
+static void put(struct line *l, const char *s, size_t len) {
+  if (l->n + len >= sizeof l->text - 2) {
+    l->truncated = 1;
+    return;
+  }
+  memcpy(l->text + l->n, s, len);
+  l->n += len;
+}
+
+static void puts_raw(struct line *l, const char *s) {
+  put(l, s, strlen(s));
+}
+
+static void put_string(struct line *l, const char *s) {
+  static const char hex[] = "0123456789abcdef";
+  put(l, "\"", 1);
+  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; ++p) {
+    if (*p == '"' || *p == '\\') {
+      char e[2] = {'\\', (char)*p};
+      put(l, e, 2);
+    } else if (*p < 0x20 || *p >= 0x7f) {
+      /* Bytes outside printable ASCII as \u00NN: the reader gets valid JSON whatever a name
+       * holds, and a non-UTF-8 byte stays visible as itself. */
+      char e[6] = {'\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 15]};
+      put(l, e, 6);
+    } else {
+      put(l, (const char *)p, 1);
+    }
+  }
+  put(l, "\"", 1);
+}
+
+static void put_key(struct line *l, const char *key) {
+  if (l->n > 1)
+    put(l, ",", 1);
+  put_string(l, key);
+  put(l, ":", 1);
+}
+
+static void put_member(struct line *l, const char *key, const char *value) {
+  put_key(l, key);
+  put_string(l, value);
+}
+
+static void put_number(struct line *l, const char *key, long long v) {
+  char b[32];
+  put_key(l, key);
+  put(l, b, (size_t)snprintf(b, sizeof b, "%lld", v));
+}
+
+static void put_address(struct line *l, const char *key, const void *p) {
+  char b[32];
+  snprintf(b, sizeof b, "0x%llx", (unsigned long long)(uintptr_t)p);
+  put_member(l, key, b);
+}
+
+static void write_all(int fd, const char *s, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, s, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return; /* the capture loses a line; the process goes on */
+    s += w;
+    n -= (size_t)w;
+  }
+}
+
+/* Reads a small /proc file whole (cmdline, environ: NUL-separated). */
+static size_t read_proc(const char *path, char *buf, size_t size) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  size_t n = 0;
+  if (fd < 0)
+    return 0;
+  while (n < size) {
+    ssize_t r = read(fd, buf + n, size - n);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      break;
+    n += (size_t)r;
+  }
+  close(fd);
+  return n;
+}
+
+/* The variables that select a binding or its stream-0 mode, as the process started with them. */
+static const char *const k_selection[] = {"CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM",
+                                          "NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM",
+                                          "NUMBA_CUDA_DRIVER",
+                                          "NUMBA_CUDA_USE_NVIDIA_BINDING",
+                                          "CUDA_VISIBLE_DEVICES",
+                                          "LD_LIBRARY_PATH",
+                                          "CUDA_MODULE_LOADING",
+                                          0};
+
+static void put_process_header(struct line *l, pid_t pid) {
+  static char buf[65536];
+  char exe[4096];
+  ssize_t e = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[e > 0 ? e : 0] = 0;
+  puts_raw(l, "{");
+  put_member(l, "event", "process");
+  put_number(l, "pid", pid);
+  put_number(l, "ppid", getppid());
+  put_number(l, "forked", g_fd_pid != 0);
+  put_member(l, "exe", exe);
+  size_t n = read_proc("/proc/self/cmdline", buf, sizeof buf - 1);
+  put_key(l, "argv");
+  put(l, "[", 1);
+  for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
+    buf[n] = 0;
+    if (i)
+      put(l, ",", 1);
+    put_string(l, buf + i);
+  }
+  put(l, "]", 1);
+  n = read_proc("/proc/self/environ", buf, sizeof buf - 1);
+  buf[n] = 0;
+  put_key(l, "environment");
+  put(l, "{", 1);
+  int first = 1;
+  for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+    for (const char *const *v = k_selection; *v; ++v) {
+      size_t len = strlen(*v);
+      if (strncmp(buf + i, *v, len) == 0 && buf[i + len] == '=') {
+        if (!first)
+          put(l, ",", 1);
+        first = 0;
+        put_string(l, *v);
+        put(l, ":", 1);
+        put_string(l, buf + i + len + 1);
+      }
+    }
+  put(l, "}}\n", 3);
+}
+
+/* The process's own file, opened at its first line (again after a fork). */
+static int out_fd(void) {
+  pid_t pid = getpid();
+  if (g_fd >= 0 && g_fd_pid == pid)
+    return g_fd;
+  while (__atomic_exchange_n(&g_opening, 1, __ATOMIC_ACQUIRE))
+    ;
+  if (g_fd < 0 || g_fd_pid != pid) {
+    char path[sizeof g_dir + 64];
+    snprintf(path, sizeof path, "%s/process-%ld.jsonl", g_dir, (long)pid);
+    if (g_fd >= 0)
+      close(g_fd); /* the parent's descriptor, inherited through fork */
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    struct line l = {.n = 0};
+    if (fd >= 0) {
+      put_process_header(&l, pid);
+      write_all(fd, l.text, l.n);
+    }
+    g_fd = fd;
+    g_fd_pid = pid;
+  }
+  __atomic_store_n(&g_opening, 0, __ATOMIC_RELEASE);
+  return g_fd;
+}
+
+static void emit(struct line *l) {
+  if (l->truncated)
+    put_number(l, "truncated", 1);
+  put(l, "}\n", 2);
+  int fd = out_fd();
+  if (fd >= 0)
+    write_all(fd, l->text, l->n);
+}
+
+/* ---- which objects are the driver ---- */
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+static int is_driver(const char *path) {
+  const char *b = base_name(path);
+  if (strncmp(b, "libcuda.so", 10) == 0)
+    return 1;
+  size_t len = strlen(b);
+  for (const char *p = g_drivers; len && *p;) {
+    const char *end = strchr(p, ':');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    const char *want = base_name(p);
+    size_t wn = n - (size_t)(want - p);
+    if (wn == len && strncmp(want, b, len) == 0)
+      return 1;
+    p += n + (end ? 1 : 0);
+  }
+  return 0;
+}
+
+static const char *object_name(const struct link_map *m) {
+  return m && m->l_name && m->l_name[0] ? m->l_name : "";
+}
+
+/* ---- the cuGetProcAddress wrappers ---- */
+
+static cu_result wrap_v1(const char *symbol, void **pfn, int version, unsigned long long flags);
+static cu_result wrap_v2(const char *symbol, void **pfn, int version, unsigned long long flags,
+                         int *status);
+
+/* The wrapper to hand out in place of the driver's `p`, or p itself. dladdr names the ABI the
+ * driver answered with, so a request at 11030 gets the v1 wrapper and one at 12000 the v2. */
+static void *wrapper_for(void *p, const char *name) {
+  if (!p || !name)
+    return p;
+  if (strcmp(name, "cuGetProcAddress") == 0) {
+    if (!g_real_v1)
+      g_real_v1 = (gpa_v1_fn)p;
+    return (void *)p == (void *)g_real_v1 ? (void *)wrap_v1 : p;
+  }
+  if (strcmp(name, "cuGetProcAddress_v2") == 0) {
+    if (!g_real_v2)
+      g_real_v2 = (gpa_v2_fn)p;
+    return (void *)p == (void *)g_real_v2 ? (void *)wrap_v2 : p;
+  }
+  return p;
+}
+
+static void record_request(const char *abi, const char *symbol, void *pfn_before, void *answer,
+                           void *handed, int version, unsigned long long flags, cu_result r,
+                           const int *status, const void *caller) {
+  struct line l = {.n = 0};
+  Dl_info who, what;
+  puts_raw(&l, "{");
+  put_member(&l, "event", "proc");
+  put_member(&l, "abi", abi);
+  put_member(&l, "symbol", symbol);
+  put_number(&l, "version", version);
+  put_number(&l, "flags", (long long)flags);
+  put_number(&l, "result", r);
+  if (status)
+    put_number(&l, "status", *status);
+  put_address(&l, "pointer", answer);
+  if (answer && dladdr(answer, &what)) {
+    /* dladdr names the nearest symbol at or below: only an exact start names this pointer. */
+    if (what.dli_sname && what.dli_saddr == answer)
+      put_member(&l, "pointer_symbol", what.dli_sname);
+    put_member(&l, "pointer_library", what.dli_fname ? what.dli_fname : "");
+  }
+  if (handed != answer)
+    put_number(&l, "wrapped", 1);
+  if (caller && dladdr(caller, &who) && who.dli_fname)
+    put_member(&l, "caller", who.dli_fname);
+  (void)pfn_before;
+  emit(&l);
+}
+
+static void *answered_name(void *p, const char **name) {
+  Dl_info what;
+  *name = 0;
+  if (p && dladdr(p, &what) && what.dli_sname && what.dli_saddr == p)
+    *name = what.dli_sname;
+  return p;
+}
+
+static cu_result wrap_v2(const char *symbol, void **pfn, int version, unsigned long long flags,
+                         int *status) {
+  int own = 0;
+  int *st = status ? status : &own;
+  cu_result r = g_real_v2(symbol, pfn, version, flags, st);
+  void *answer = (r == 0 && pfn) ? *pfn : 0;
+  void *handed = answer;
+  const char *name;
+  if (symbol && strncmp(symbol, "cuGetProcAddress", 16) == 0) {
+    answered_name(answer, &name);
+    handed = wrapper_for(answer, name);
+    *pfn = handed;
+  }
+  record_request("cuGetProcAddress_v2", symbol, 0, answer, handed, version, flags, r, st,
+                 __builtin_return_address(0));
+  return r;
+}
+
+static cu_result wrap_v1(const char *symbol, void **pfn, int version, unsigned long long flags) {
+  cu_result r = g_real_v1(symbol, pfn, version, flags);
+  void *answer = (r == 0 && pfn) ? *pfn : 0;
+  void *handed = answer;
+  const char *name;
+  if (symbol && strncmp(symbol, "cuGetProcAddress", 16) == 0) {
+    answered_name(answer, &name);
+    handed = wrapper_for(answer, name);
+    *pfn = handed;
+  }
+  record_request("cuGetProcAddress", symbol, 0, answer, handed, version, flags, r, 0,
+                 __builtin_return_address(0));
+  return r;
+}
+
+/* ---- the rtld-audit interface ---- */
+
+EXPORT unsigned int la_version(unsigned int version) {
+  const char *dir = getenv("CUPARITY_CAPTURE_DIR");
+  const char *drivers = getenv("CUPARITY_CAPTURE_DRIVER");
+  if (dir && *dir && strlen(dir) < sizeof g_dir) {
+    strcpy(g_dir, dir);
+    g_enabled = 1;
+  }
+  if (drivers && strlen(drivers) < sizeof g_drivers)
+    strcpy(g_drivers, drivers);
+  /* Without a folder to write to, the library stays loaded but asks for no binding at all. */
+  return version < LAV_CURRENT ? version : LAV_CURRENT;
+}
+
+EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie) {
+  (void)cookie;
+  if (!g_enabled)
+    return 0;
+  const char *name = object_name(map);
+  int driver = name[0] && is_driver(name);
+  if (name[0]) {
+    struct line l = {.n = 0};
+    puts_raw(&l, "{");
+    put_member(&l, "event", "object");
+    put_member(&l, "path", name);
+    put_number(&l, "namespace", (long long)lmid);
+    if (driver)
+      put_number(&l, "driver", 1);
+    emit(&l);
+  }
+  return LA_FLG_BINDFROM | (driver ? LA_FLG_BINDTO : 0);
+}
+
+EXPORT uintptr_t la_symbind64(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refcook,
+                              uintptr_t *defcook, unsigned int *flags, const char *symname) {
+  (void)ndx;
+  void *address = (void *)sym->st_value;
+  const struct link_map *from = (const struct link_map *)*refcook;
+  const struct link_map *def = (const struct link_map *)*defcook;
+  /* Only the driver asks for LA_FLG_BINDTO, yet rtld reports its own early lookups (malloc and
+   * friends) here as well. */
+  if (!is_driver(object_name(def)))
+    return sym->st_value;
+  /* dlvsym lookups carry LA_SYMB_DLSYM too: glibc has no flag of their own. */
+  const char *via = (*flags & LA_SYMB_DLSYM) ? "dlsym" : "plt";
+  void *handed = wrapper_for(address, symname);
+  struct line l = {.n = 0};
+  puts_raw(&l, "{");
+  put_member(&l, "event", "bind");
+  put_member(&l, "via", via);
+  put_member(&l, "symbol", symname);
+  put_member(&l, "library", object_name(def));
+  put_address(&l, "pointer", address);
+  /* The main program has no l_name: the reader names it from the process line's exe. */
+  put_member(&l, "caller", object_name(from));
+  if (handed != address)
+    put_number(&l, "wrapped", 1);
+  emit(&l);
+  return (uintptr_t)handed;
+}
