@@ -2,6 +2,8 @@
 #
 #   bin/cuparity                         the executable
 #   lib/cuparity/libcuparity_nvidia.so   the nvidia backend: a private plugin, dlopen'ed at run time
+#   lib/cuparity/libcuparity_audit.so    the LD_AUDIT library `cuparity capture` puts in front of a
+#                                        command (docs/capture.md)
 #                                        (Debian Policy 10.2: private shared objects go in a
 #                                        subdirectory of /usr/lib, not executable, stripped)
 #   share/cuparity/matrices/             the shipped matrices, with baselines/
@@ -36,7 +38,7 @@ target_compile_definitions(cuparity_config PRIVATE
 # libgcc_s), and Debian rejects custom search paths. The build tree keeps its $ORIGIN
 # (CMAKE_BUILD_RPATH). A dependency found outside the system folders is still recorded, by
 # absolute path.
-set(cuparity_installed_targets cuparity cuparity_nvidia cuparity_fault_shim)
+set(cuparity_installed_targets cuparity cuparity_nvidia cuparity_audit cuparity_fault_shim)
 if(TARGET cuparity_simdriver)
   list(APPEND cuparity_installed_targets cuparity_simdriver cuparity_simdriver_legacy)
 endif()
@@ -46,7 +48,7 @@ set_target_properties(${cuparity_installed_targets} PROPERTIES
 set(cuparity_library_permissions OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 
 install(TARGETS cuparity RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cuparity)
-install(TARGETS cuparity_nvidia LIBRARY DESTINATION ${CUPARITY_INSTALL_PKGLIBDIR}
+install(TARGETS cuparity_nvidia cuparity_audit LIBRARY DESTINATION ${CUPARITY_INSTALL_PKGLIBDIR}
         PERMISSIONS ${cuparity_library_permissions} COMPONENT cuparity)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/matrices/
         DESTINATION ${CMAKE_INSTALL_DATADIR}/cuparity/matrices COMPONENT cuparity
