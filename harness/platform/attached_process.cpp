@@ -4,7 +4,6 @@
 #include <cerrno>
 #include <csignal>
 #include <spawn.h>
-#include <sys/wait.h>
 #include <system_error>
 #include <unistd.h>
 
@@ -66,15 +65,7 @@ process_result run_attached(const std::vector<std::string> &argv,
   if (rc != 0)
     throw std::system_error(rc, std::generic_category(), "cannot start " + argv[0]);
   process_result result;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) {
-    result.exited = true;
-    result.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    result.signal = WTERMSIG(status);
-  }
+  wait_for_child(pid, result);
   return result;
 }
 

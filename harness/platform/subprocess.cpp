@@ -111,19 +111,6 @@ pid_t spawn(const process_spec &spec, const child_fds &fds) {
   return pid;
 }
 
-/// Waits for `pid` to end and records how it ended in `result`.
-void wait_for(pid_t pid, process_result &result) {
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) {
-    result.exited = true;
-    result.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    result.signal = WTERMSIG(status);
-  }
-}
-
 /// Reads the child's stdout and stderr until both close, or kills its group at the timeout.
 void collect_output(pid_t pid, const std::optional<std::chrono::milliseconds> &timeout, int out,
                     int err, process_result &result) {
@@ -164,6 +151,18 @@ void collect_output(pid_t pid, const std::optional<std::chrono::milliseconds> &t
 
 } // namespace
 
+void wait_for_child(int pid, process_result &result) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) {
+    result.exited = true;
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+  }
+}
+
 process_result run_process(const process_spec &spec) {
   pipe_ends out = make_pipe(), err = make_pipe();
   const pid_t pid = spawn(spec, {-1, out.write.get(), err.write.get(), -1});
@@ -172,7 +171,7 @@ process_result run_process(const process_spec &spec) {
   err.write.reset();
   process_result result;
   collect_output(pid, spec.timeout, out.read.get(), err.read.get(), result);
-  wait_for(pid, result);
+  wait_for_child(pid, result);
   return result;
 }
 
@@ -267,7 +266,7 @@ void child_process::kill_group() noexcept {
 process_result child_process::wait() {
   if (m_waited)
     return m_result;
-  wait_for(m_pid, m_result);
+  wait_for_child(m_pid, m_result);
   m_waited = true;
   return m_result;
 }

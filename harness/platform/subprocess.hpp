@@ -32,6 +32,9 @@ struct process_spec {
 /// parent is that thread, not the process). So a thread that starts children must wait for them
 /// before it returns; run_process does, and so does child_process's destructor.
 
+/// Waits for the child `pid` to end (through EINTR) and records how it ended in `result`.
+void wait_for_child(int pid, process_result &result);
+
 /// Starts the child, collects stdout and stderr until it ends (or the timeout kills it).
 /// Throws std::system_error when the child cannot be started.
 [[nodiscard]] process_result run_process(const process_spec &spec);

@@ -272,9 +272,9 @@ static void *wrapper_for(void *p, const char *name) {
   return p;
 }
 
-static void record_request(const char *abi, const char *symbol, void *pfn_before, void *answer,
-                           void *handed, int version, unsigned long long flags, cu_result r,
-                           const int *status, const void *caller) {
+static void record_request(const char *abi, const char *symbol, void *answer, void *handed,
+                           int version, unsigned long long flags, cu_result r, const int *status,
+                           const void *caller) {
   struct line l = {.n = 0};
   Dl_info who, what;
   puts_raw(&l, "{");
@@ -297,7 +297,6 @@ static void record_request(const char *abi, const char *symbol, void *pfn_before
     put_number(&l, "wrapped", 1);
   if (caller && dladdr(caller, &who) && who.dli_fname)
     put_member(&l, "caller", who.dli_fname);
-  (void)pfn_before;
   emit(&l);
 }
 
@@ -309,20 +308,26 @@ static void *answered_name(void *p, const char **name) {
   return p;
 }
 
+/* What the caller gets for the driver's `answer` to a request for `symbol`: the wrapper when the
+ * answer is cuGetProcAddress itself (cudart's self-request), else the answer. */
+static void *hand_out(const char *symbol, void **pfn, void *answer) {
+  const char *name;
+  if (!answer || !symbol || strncmp(symbol, "cuGetProcAddress", 16) != 0)
+    return answer;
+  answered_name(answer, &name);
+  void *handed = wrapper_for(answer, name);
+  *pfn = handed;
+  return handed;
+}
+
 static cu_result wrap_v2(const char *symbol, void **pfn, int version, unsigned long long flags,
                          int *status) {
   int own = 0;
   int *st = status ? status : &own;
   cu_result r = g_real_v2(symbol, pfn, version, flags, st);
   void *answer = (r == 0 && pfn) ? *pfn : 0;
-  void *handed = answer;
-  const char *name;
-  if (symbol && strncmp(symbol, "cuGetProcAddress", 16) == 0) {
-    answered_name(answer, &name);
-    handed = wrapper_for(answer, name);
-    *pfn = handed;
-  }
-  record_request("cuGetProcAddress_v2", symbol, 0, answer, handed, version, flags, r, st,
+  void *handed = hand_out(symbol, pfn, answer);
+  record_request("cuGetProcAddress_v2", symbol, answer, handed, version, flags, r, st,
                  __builtin_return_address(0));
   return r;
 }
@@ -330,14 +335,8 @@ static cu_result wrap_v2(const char *symbol, void **pfn, int version, unsigned l
 static cu_result wrap_v1(const char *symbol, void **pfn, int version, unsigned long long flags) {
   cu_result r = g_real_v1(symbol, pfn, version, flags);
   void *answer = (r == 0 && pfn) ? *pfn : 0;
-  void *handed = answer;
-  const char *name;
-  if (symbol && strncmp(symbol, "cuGetProcAddress", 16) == 0) {
-    answered_name(answer, &name);
-    handed = wrapper_for(answer, name);
-    *pfn = handed;
-  }
-  record_request("cuGetProcAddress", symbol, 0, answer, handed, version, flags, r, 0,
+  void *handed = hand_out(symbol, pfn, answer);
+  record_request("cuGetProcAddress", symbol, answer, handed, version, flags, r, 0,
                  __builtin_return_address(0));
   return r;
 }
