@@ -6,38 +6,48 @@
 #include "harness/driver/older_abi.hpp"
 #include "harness/selection/capture_map.hpp"
 
+#include <algorithm>
 #include <map>
+#include <vector>
 
 namespace cuparity {
 namespace {
 
-/// function -> symbol ("" for no pointer). From a process tree (/2), what the process's own code
-/// bound by PLT or dlsym comes first, then what it asked of cuGetProcAddress; the first process
-/// that bound a function decides.
-std::map<std::string, std::string> chosen_symbols(const captured_map &map) {
-  std::map<std::string, std::string> out;
+/// function -> every symbol a process tree (/2) bound for it, what the processes' own code bound by
+/// PLT or dlsym first, then what they asked of cuGetProcAddress; for a package map (/1) its first
+/// symbol ("" for no pointer).
+std::map<std::string, std::vector<std::string>> bound_symbols(const captured_map &map) {
+  std::map<std::string, std::vector<std::string>> out;
   for (const bool direct : {true, false})
     for (const auto &e : map.entries) {
       if ((e.source == "proc") == direct || (map.schema == 2 && !e.symbol))
         continue;
-      out.emplace(e.function, e.symbol.value_or(""));
+      auto &list = out[e.function];
+      // A package's table (/1) is what the package calls: its first entry of a function decides,
+      // as it always has (cuda.bindings holds __cuCtxGetDevice and __cuCtxGetDevice_v2).
+      if (map.schema == 1 && !list.empty())
+        continue;
+      if (std::find(list.begin(), list.end(), e.symbol.value_or("")) == list.end())
+        list.push_back(e.symbol.value_or(""));
     }
   return out;
 }
 
-bool map_per_thread(const captured_map &map, const std::map<std::string, std::string> &symbols) {
+bool map_per_thread(const captured_map &map,
+                    const std::map<std::string, std::vector<std::string>> &symbols) {
   if (map.schema == 1)
     return expected_ptds(map).per_thread;
-  for (const auto &[function, symbol] : symbols)
-    if (is_per_thread_symbol(symbol))
-      return true;
+  for (const auto &[function, list] : symbols)
+    for (const auto &symbol : list)
+      if (is_per_thread_symbol(symbol))
+        return true;
   return false;
 }
 
 class map_backend final : public backend {
 public:
   map_backend(std::shared_ptr<driver_library> library, const captured_map &map)
-      : m_lib(std::move(library)), m_symbols(chosen_symbols(map)),
+      : m_lib(std::move(library)), m_symbols(bound_symbols(map)),
         m_ptds(map_per_thread(map, m_symbols)),
         m_source(map.kind + (map.version.empty() ? " " + map.name : " " + map.version) + " (" +
                  map.path + ")") {}
@@ -53,26 +63,31 @@ public:
     const std::string base(entry.name);
     const auto it = m_symbols.find(base);
     r.not_bound = true; // until bound below
-    if (it == m_symbols.end() || it->second.empty()) {
+    if (it == m_symbols.end() || it->second.front().empty()) {
       r.missing_reason = it == m_symbols.end() ? base + " is not in the captured map of " + m_source
                                                : m_source + " holds no pointer for " + base;
       return r;
     }
-    const std::string &symbol = it->second;
-    const std::string ours = cuparity_abi_symbol(base, symbol, r);
-    if (!r.not_bound)
-      return r;
-    // An older ABI of the same C signature (the bare cuCtxPushCurrent PyTorch dlsyms): called as
-    // it was bound, so the cases judge it beside the current ABI (older_abis.inl).
-    if (const auto older = older_abi_version(entry.id, symbol))
-      if (void *p = m_lib->symbol(symbol.c_str())) {
-        r.address = p;
-        r.symbol = symbol;
-        r.abi_version = *older;
-        r.not_bound = false;
+    // An older ABI of the entry's own signature first (PyTorch's cuBLASLt dlsyms the CUDA 2.0
+    // cuCtxPushCurrent; cudart asks for cuEventElapsedTime at 2000 too): called as bound, so the
+    // cases judge it beside the current ABI (older_abis.inl). Then cuparity's own ABI.
+    for (const auto &symbol : it->second)
+      if (const auto older = older_abi_version(entry.id, symbol))
+        if (void *p = m_lib->symbol(symbol.c_str())) {
+          r.address = p;
+          r.symbol = symbol;
+          r.abi_version = *older;
+          r.not_bound = false;
+          return r;
+        }
+    std::string ours;
+    for (const auto &symbol : it->second) {
+      ours = cuparity_abi_symbol(base, symbol, r);
+      if (!r.not_bound)
         return r;
-      }
-    r.missing_reason = m_source + " binds " + symbol + ", an ABI other than cuparity's " +
+    }
+    r.missing_reason = m_source + " binds " + it->second.front() +
+                       ", an ABI other than cuparity's " +
                        (ours.empty() ? "(none exported)" : ours) + " (ABI " +
                        std::to_string(entry.abi_version) + "): refused";
     return r;
@@ -102,7 +117,7 @@ private:
   }
 
   std::shared_ptr<driver_library> m_lib;
-  std::map<std::string, std::string> m_symbols; ///< function -> symbol ("" for no pointer)
+  std::map<std::string, std::vector<std::string>> m_symbols; ///< function -> symbols bound
   bool m_ptds;
   std::string m_source;
 };
