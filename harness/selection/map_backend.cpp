@@ -5,6 +5,7 @@
 #include "backends/internal/probe_rules.hpp"
 #include "harness/driver/older_abi.hpp"
 #include "harness/selection/capture_map.hpp"
+#include "harness/selection/process_findings.hpp"
 
 #include <algorithm>
 #include <map>
@@ -33,22 +34,45 @@ std::map<std::string, std::vector<std::string>> bound_symbols(const captured_map
   return out;
 }
 
-bool map_per_thread(const captured_map &map,
-                    const std::map<std::string, std::vector<std::string>> &symbols) {
+/// What stream 0 means through a map: a package map's documented parse (/1); for a process tree,
+/// the variable of a known package that bound through it, else per-thread only where the
+/// processes' own code bound a per-thread variant by PLT or dlsym. cudart asks for both modes of
+/// every function that has them (flags 0 and 2: 67 functions in PyTorch 2.11 on an H200), so what
+/// it asked of cuGetProcAddress says nothing of the process's stream 0.
+bool map_per_thread(const captured_map &map) {
   if (map.schema == 1)
     return expected_ptds(map).per_thread;
-  for (const auto &[function, list] : symbols)
-    for (const auto &symbol : list)
-      if (is_per_thread_symbol(symbol))
-        return true;
+  for (const auto &e : map.entries) {
+    const std::string package = governing_package(map, e);
+    if (package.empty())
+      continue;
+    std::map<std::string, std::optional<std::string>> env;
+    if (const map_process *p = map.process(e.process))
+      env.insert(p->environment.begin(), p->environment.end());
+    return expected_ptds(package, env).per_thread;
+  }
+  for (const auto &e : map.entries)
+    if (e.source != "proc" && e.symbol && is_per_thread_symbol(*e.symbol))
+      return true;
   return false;
+}
+
+/// `symbols` with those of the stream-0 mode `per_thread` first, order otherwise kept: a process
+/// that bound both modes of a function runs in its own mode, one that bound only the other mode
+/// (a PTDS bug) runs through what it bound, so the stream cases catch it.
+std::vector<std::string> mode_first(const std::vector<std::string> &symbols, bool per_thread) {
+  std::vector<std::string> out;
+  for (const bool own : {true, false})
+    for (const auto &s : symbols)
+      if ((is_per_thread_symbol(s) == per_thread) == own)
+        out.push_back(s);
+  return out;
 }
 
 class map_backend final : public backend {
 public:
   map_backend(std::shared_ptr<driver_library> library, const captured_map &map)
-      : m_lib(std::move(library)), m_symbols(bound_symbols(map)),
-        m_ptds(map_per_thread(map, m_symbols)),
+      : m_lib(std::move(library)), m_symbols(bound_symbols(map)), m_ptds(map_per_thread(map)),
         m_source(map.kind + (map.version.empty() ? " " + map.name : " " + map.version) + " (" +
                  map.path + ")") {}
 
@@ -71,7 +95,8 @@ public:
     // An older ABI of the entry's own signature first (PyTorch's cuBLASLt dlsyms the CUDA 2.0
     // cuCtxPushCurrent; cudart asks for cuEventElapsedTime at 2000 too): called as bound, so the
     // cases judge it beside the current ABI (older_abis.inl). Then cuparity's own ABI.
-    for (const auto &symbol : it->second)
+    const std::vector<std::string> candidates = mode_first(it->second, m_ptds);
+    for (const auto &symbol : candidates)
       if (const auto older = older_abi_version(entry.id, symbol))
         if (void *p = m_lib->symbol(symbol.c_str())) {
           r.address = p;
@@ -81,7 +106,7 @@ public:
           return r;
         }
     std::string ours;
-    for (const auto &symbol : it->second) {
+    for (const auto &symbol : candidates) {
       ours = cuparity_abi_symbol(base, symbol, r);
       if (!r.not_bound)
         return r;

@@ -16,7 +16,8 @@ std::string without_mode(std::string s) {
   return s;
 }
 
-/// The package whose documented variable governs `e`, or "".
+} // namespace
+
 std::string governing_package(const captured_map &m, const captured_entry &e) {
   static const std::set<std::string> bindings = {"cuda-bindings", "cuda_bindings", "cuda-python"};
   static const std::set<std::string> numba = {"numba", "numba-cuda", "numba_cuda"};
@@ -33,6 +34,8 @@ std::string governing_package(const captured_map &m, const captured_entry &e) {
         return "numba";
   return {};
 }
+
+namespace {
 
 std::string process_name(const captured_map &m, long pid) {
   const map_process *p = m.process(pid);

@@ -14,6 +14,9 @@ namespace cuparity {
 /// else nothing (`known` false).
 [[nodiscard]] ptds_expectation expectation_for(const captured_map &m, const captured_entry &e);
 
+/// The package whose documented variable governs `e` ("cuda.bindings", "numba"), or "".
+[[nodiscard]] std::string governing_package(const captured_map &m, const captured_entry &e);
+
 /// Per process and function: two ABIs bound, both stream-0 modes bound, and functions bound by
 /// PLT or dlsym in a process that resolves others through cuGetProcAddress but never this one.
 [[nodiscard]] std::vector<map_finding> process_findings(const captured_map &m);

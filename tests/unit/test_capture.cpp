@@ -318,7 +318,8 @@ TEST_CASE("base names and per-thread symbols as the capture names them", "[captu
 
 namespace {
 
-/// A process map (/2) binding the whole entry table at cuparity's ABIs by cuGetProcAddress, plus,
+/// A process map (/2) binding the whole entry table at cuparity's ABIs by cuGetProcAddress, both
+/// stream-0 modes where the driver has a per-thread variant (as cudart asks, flags 0 and 2), plus,
 /// with `older`, the CUDA 2.0 ABIs PyTorch dlsyms (cuCtxPushCurrent, cuCtxPopCurrent,
 /// cuCtxDestroy, cuStreamDestroy, cuEventDestroy, cuEventElapsedTime) bound directly.
 std::string process_map(const std::string &name, bool older) {
@@ -328,7 +329,7 @@ std::string process_map(const std::string &name, bool older) {
                                           "cuEventDestroy",   "cuEventElapsedTime"};
   json entries = json::array();
   const auto add = [&entries](const std::string &function, const std::string &symbol,
-                              const std::string &source) {
+                              const std::string &source, int flags = 0) {
     entries.push_back({{"function", function},
                        {"raw_name", source == "proc" ? function : symbol},
                        {"symbol", symbol},
@@ -339,18 +340,20 @@ std::string process_map(const std::string &name, bool older) {
                        {"caller_package", nullptr},
                        {"request", source == "proc" ? json{{"abi", "cuGetProcAddress_v2"},
                                                            {"version", 12000},
-                                                           {"flags", 0},
+                                                           {"flags", flags},
                                                            {"result", 0},
                                                            {"status", 0}}
                                                     : json(nullptr)},
                        {"count", 1}});
   };
   for (const auto &e : all_entries()) {
-    for (const auto &c : probe_rules::numba().candidates(e.name, false))
-      if (lib->symbol(c.c_str())) {
-        add(std::string(e.name), c, "proc");
-        break;
-      }
+    for (const bool ptds : {true, false})
+      for (const auto &c : probe_rules::numba().candidates(e.name, ptds))
+        if (lib->symbol(c.c_str())) {
+          if (!ptds || is_per_thread_symbol(c))
+            add(std::string(e.name), c, "proc", ptds ? 2 : 0);
+          break;
+        }
     if (older && old_ones.count(std::string(e.name)))
       add(std::string(e.name), std::string(e.name), "dlsym");
   }
@@ -392,7 +395,7 @@ TEST_CASE("through a process map, older ABIs of the same signature run and are j
   const std::string matrix = scratch("older.toml");
   std::ofstream(matrix) << "[matrix]\ncases = [\"context.create.lifecycle\", "
                            "\"stream.event.elapsed\", \"alloc.copy.dtod\", "
-                           "\"binding.resolve.audit\"]\n[axes]\n"
+                           "\"binding.resolve.audit\", \"stream.default.semantics\"]\n[axes]\n"
                            "CUPARITY_BINDING_MAP = [\""
                         << current << "\", \"" << older << "\"]\n";
   const std::string out = scratch("older_out");
@@ -405,6 +408,9 @@ TEST_CASE("through a process map, older ABIs of the same signature run and are j
   // divergences of the audit's observations, so the run is not "equivalent".
   for (const auto &r : s["results"])
     CHECK(r["outcome"] == "pass");
+  // Both modes bound, none by the process's own code: stream 0 is legacy, as cudart's is.
+  for (const auto &c : s["cells"])
+    CHECK(c["config"]["stream0"] == "legacy");
   std::set<std::string> diverged;
   for (const auto &d : s["divergences"]) {
     CHECK(d["case"] == "binding.resolve.audit");
