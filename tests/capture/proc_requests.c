@@ -33,10 +33,13 @@ int main(int argc, char **argv) {
     return 3;
   }
   gpa_v2 gpa = (gpa_v2)dlsym(h, "cuGetProcAddress_v2");
+  /* Bound directly, never asked of cuGetProcAddress (what cuBLASLt does in a PyTorch process). */
+  printf("cuDriverGetVersion %s\n", dlsym(h, "cuDriverGetVersion") ? "found" : "missing");
   ask(gpa, "cuMemcpyHtoD", 12000, 1); /* legacy */
   ask(gpa, "cuMemcpyHtoD", 12000, 2); /* per-thread */
   ask(gpa, "cuStreamSynchronize", 12000, 0);
   ask(gpa, "cuMemcpyHtoD", 3020, 2); /* below the variant's 7000: no pointer */
+  ask(gpa, "cuCtxCreate", 12050, 0); /* cuCtxCreate_v4, beside the v1 request's _v2 below */
   /* cudart's way: ask for cuGetProcAddress itself, then resolve through what came back. */
   gpa_v2 self = 0;
   int status = -1;

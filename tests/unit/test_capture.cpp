@@ -138,6 +138,11 @@ TEST_CASE("capture: Numba-style dlsym probing is recorded exactly, in both strea
     CHECK((*e)["caller"] == program("capture_numba_probe")); // the main program, by its exe
     CHECK((*e)["count"] == 1);
     CHECK(c.map["processes"][0]["environment"]["PROBE_PTDS"].is_null()); // only binding variables
+    // Nothing says what a plain C program should bind: its bindings are stated, not judged.
+    const map_audit_report r = audit(scratch(ptds ? "probe1.json" : "probe0.json"));
+    CHECK_FALSE(r.failed);
+    CHECK(findings(r, finding_kind::unchecked).size() == 4);
+    CHECK(findings(r, finding_kind::per_thread_wrong).empty());
   }
 }
 
@@ -153,6 +158,8 @@ TEST_CASE("capture: cuGetProcAddress requests with their versions and flags, cud
   const long top = top_pid(c.map);
   const std::set<row> expected = {
       {"dlsym", "cuGetProcAddress_v2", "cuGetProcAddress_v2", -1, -1},
+      {"dlsym", "cuDriverGetVersion", "cuDriverGetVersion", -1, -1},
+      {"proc", "cuCtxCreate", "cuCtxCreate_v4", 12050, 0},
       {"proc", "cuMemcpyHtoD", "cuMemcpyHtoD_v2", 12000, 1},
       {"proc", "cuMemcpyHtoD", "cuMemcpyHtoD_v2_ptds", 12000, 2},
       {"proc", "cuStreamSynchronize", "cuStreamSynchronize", 12000, 0},
@@ -169,7 +176,7 @@ TEST_CASE("capture: cuGetProcAddress requests with their versions and flags, cud
   REQUIRE(too_old);
   const json *v1 = nullptr;
   for (const auto &e : c.map["entries"])
-    if (e["raw_name"] == "cuCtxCreate")
+    if (e["raw_name"] == "cuCtxCreate" && e["request"]["version"] == 3020)
       v1 = &e;
   REQUIRE(v1);
   CHECK((*v1)["request"]["abi"] == "cuGetProcAddress"); // the 11.3-11.8 ABI, no status
@@ -203,8 +210,18 @@ TEST_CASE("capture: cuGetProcAddress requests with their versions and flags, cud
   REQUIRE(old.size() == 1);
   CHECK_THAT(old[0]->message, Catch::Contains("cuMemcpyHtoD: asked with the per-thread flag at "
                                               "3020"));
-  // Both modes of cuMemcpyHtoD (flags 1 and 2) in one process: reported, not a failure.
-  CHECK(findings(r, finding_kind::both_modes).size() >= 1);
+  // Reported, never failures: both modes of cuMemcpyHtoD (flags 1 and 2), two ABIs of
+  // cuCtxCreate (_v2 through the v1 pointer, _v4 at 12050), cuDriverGetVersion by dlsym alone.
+  const auto named = [&r](finding_kind k) {
+    std::set<std::string> out;
+    for (const auto *f : findings(r, k))
+      out.insert(f->function);
+    return out;
+  };
+  CHECK(named(finding_kind::both_modes) ==
+        std::set<std::string>{"cuMemcpyHtoD", "cuStreamSynchronize"});
+  CHECK(named(finding_kind::two_abis) == std::set<std::string>{"cuCtxCreate"});
+  CHECK(named(finding_kind::only_direct) == std::set<std::string>{"cuDriverGetVersion"});
   // The same fake under "1" binds what its variable selects.
   auto on = capture("requests1", {program("capture_proc_requests"), CUPARITY_SIMDRIVER, cydriver},
                     {{"CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "1"}});
@@ -260,6 +277,10 @@ TEST_CASE("capture: a command that never loads the driver, one that cannot start
                                        {{"NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER}});
   CHECK(audit_none.exit_code == 0);
   CHECK_THAT(audit_none.out, Catch::Contains("NOT AUDITED: no process of the command loaded"));
+
+  auto killed = capture("killed", {"sh", "-c", "kill -9 $$"});
+  CHECK(killed.run.exit_code == 137); // as a shell reports a SIGKILL
+  CHECK(killed.map["exit_status"] == 137);
 
   auto missing = capture("missing", {"/nonexistent/program"});
   CHECK(missing.run.exit_code == 3);
@@ -416,12 +437,11 @@ TEST_CASE("through a process map, older ABIs of the same signature run and are j
     CHECK(d["case"] == "binding.resolve.audit");
     diverged.insert(d["key"].get<std::string>());
   }
-  CHECK(diverged == std::set<std::string>{"observations.symbol.cuCtxDestroy",
-                                          "observations.symbol.cuCtxPopCurrent",
-                                          "observations.symbol.cuCtxPushCurrent",
-                                          "observations.symbol.cuEventDestroy",
-                                          "observations.symbol.cuEventElapsedTime",
-                                          "observations.symbol.cuStreamDestroy"});
+  CHECK(diverged ==
+        std::set<std::string>{
+            "observations.symbol.cuCtxDestroy", "observations.symbol.cuCtxPopCurrent",
+            "observations.symbol.cuCtxPushCurrent", "observations.symbol.cuEventDestroy",
+            "observations.symbol.cuEventElapsedTime", "observations.symbol.cuStreamDestroy"});
   CHECK(res.exit_code == 1);
   // What the older cell bound: the CUDA 2.0 symbols, recorded with their ABI.
   std::map<std::string, json> bound;
@@ -439,4 +459,55 @@ TEST_CASE("through a process map, older ABIs of the same signature run and are j
   CHECK(bound["cuEventElapsedTime"]["abi"] == 2000);
   CHECK(bound["cuMemAlloc"]["symbol"] == "cuMemAlloc_v2"); // no same-signature older ABI
   CHECK(bound["cuMemAlloc"]["abi"] == 3020);
+}
+
+TEST_CASE("a per-thread request below its variant's version fails the audit, known from the "
+          "driver's status alone for a function outside cuparity's table",
+          "[capture]") {
+  const json entry = {{"function", "cuGraphLaunch"},
+                      {"raw_name", "cuGraphLaunch"},
+                      {"symbol", nullptr},
+                      {"library", nullptr},
+                      {"source", "proc"},
+                      {"process", 7},
+                      {"caller", "/opt/app/libapp.so"},
+                      {"caller_package", nullptr},
+                      {"request",
+                       {{"abi", "cuGetProcAddress_v2"},
+                        {"version", 9000},
+                        {"flags", 2},
+                        {"result", 0},
+                        {"status", 2}}}, // CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
+                      {"count", 1}};
+  const json m{{"schema", "cuparity.binding_map/2"},
+               {"package", {{"kind", "process"}, {"name", "app"}, {"version", nullptr}}},
+               {"command", {"app"}},
+               {"exit_status", 0},
+               {"environment", json::object()},
+               {"driver", {{"path", CUPARITY_SIMDRIVER}, {"version", 13000}}},
+               {"status", "ok"},
+               {"error", ""},
+               {"captured", "2026-12-03T12:00:00Z"},
+               {"packages", json::array()},
+               {"processes",
+                {{{"pid", 7},
+                  {"ppid", 1},
+                  {"forked", false},
+                  {"exe", "app"},
+                  {"argv", {"app"}},
+                  {"environment", json::object()},
+                  {"drivers", json::array()},
+                  {"packages", json::array()},
+                  {"binds", 0},
+                  {"requests", 1},
+                  {"unreadable_lines", 0}}}},
+               {"problems", json::array()},
+               {"entries", {entry}}};
+  const std::string path = scratch("too-old.json");
+  std::ofstream(path) << m.dump();
+  const map_audit_report r = audit(path);
+  CHECK(r.failed);
+  REQUIRE(findings(r, finding_kind::per_thread_too_old).size() == 1);
+  CHECK_THAT(r.findings[0].message,
+             Catch::Contains("cuGraphLaunch: asked with the per-thread flag at 9000"));
 }
