@@ -1,7 +1,8 @@
 // Older ABIs of entries whose C signature is the entry's own: a process may bind one of these
-// (PyTorch, JAX and CuPy dlsym the bare `cuCtxPushCurrent`, the CUDA 2.0 ABI, where cuda.h names
-// `cuCtxPushCurrent_v2`), and the map backend then runs the cases through it, so its outcomes are
-// judged beside the current ABI's (docs/capture.md#older-abis).
+// (cuBLASLt, in PyTorch and JAX processes, dlsyms the bare `cuCtxPushCurrent`, the CUDA 2.0 ABI,
+// where cuda.h names `cuCtxPushCurrent_v2`), and the map backend then runs the cases through it,
+// so its outcomes are judged beside the current ABI's (docs/capture.md, "Running the suites
+// through a captured process"; docs/driver-facts.md#push-current-v1).
 //
 // CUPARITY_OLDER_ABI(base_name, older_version, entry_abi_version)
 //   The older ABI's symbol is the base name itself (every entry below calls a `_v2` symbol).
