@@ -37,7 +37,7 @@ struct settings {
 /// What the process actually decided (the effective-behaviour table: docs/configuration.md).
 struct effective_config {
   settings requested;
-  std::string binding;                    ///< "internal" or "nvidia": the backend in use
+  std::string binding;                    ///< "internal", "nvidia" or "map": the backend in use
   bool fallback = false;                  ///< nvidia was asked for but could not be used
   std::string fallback_reason;            ///< why, naming the path or symbol concerned
   bool per_thread_default_stream = false; ///< what stream 0 means for the bound symbols

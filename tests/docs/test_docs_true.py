@@ -1,0 +1,94 @@
+"""The docs stay true: docs/architecture.md's layer arrows are the DEPENDS lists of CMake, and every
+subcommand the CLI registers is in the docs and the README. Reads sources only; no build needed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+ARCHITECTURE = REPO / "docs" / "architecture.md"
+
+
+def cmake_layers() -> dict:
+    """layer -> set of layers it DEPENDS on, from every cuparity_layer/cuparity_harness_layer call."""
+    text = "\n".join(p.read_text(encoding="utf-8")
+                     for p in [REPO / "CMakeLists.txt", REPO / "cases" / "kernels" / "CMakeLists.txt"])
+    text = re.sub(r"#[^\n]*", "", text)
+    layers = {}
+    for call in re.finditer(r"\bcuparity_(?:harness_)?layer\(\s*(\w+)([^)]*)\)", text):
+        name, args = call.group(1), call.group(2).split()
+        deps, taking = set(), False
+        for word in args:
+            if word in ("DEPENDS",):
+                taking = True
+            elif word in ("LIBS", "SOURCES", "FOLDER", "KIND"):
+                taking = False
+            elif taking:
+                deps.add(word)
+        layers[name] = deps
+    # The top layer is the executable: its arrows are what `cuparity` links (cli_headers included).
+    link = re.search(r"target_link_libraries\(cuparity PRIVATE([^)]*)\)", text)
+    layers.pop("cli_headers", None)
+    layers["cli"] = {w.removeprefix("cuparity_") for w in link.group(1).split()
+                     if w.startswith("cuparity_")}
+    return layers
+
+
+def doc_layers(text: str, known: set) -> dict:
+    """layer -> the layers named in the last column of its row of the layer table."""
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 5 or (cells[0] not in known and cells[0] != "cli"):
+            continue
+        links = re.sub(r"\([^)]*\)", "", cells[-1])
+        rows[cells[0]] = {w for w in re.findall(r"[a-z_]+", links) if w in known}
+    return rows
+
+
+def arrow_differences(doc_text: str) -> list:
+    layers = cmake_layers()
+    rows = doc_layers(doc_text, set(layers) | {"cli_headers"})
+    problems = []
+    for name, deps in sorted(layers.items()):
+        if name not in rows:
+            problems.append(f"{name}: no row in docs/architecture.md's layer table")
+        elif rows[name] != deps:
+            problems.append(f"{name}: the docs say {sorted(rows[name])}, CMake says {sorted(deps)}")
+    return problems
+
+
+def test_the_layer_table_is_the_cmake_arrows():
+    layers = cmake_layers()
+    assert {"platform", "driver", "selection", "run", "cases", "kernels"} <= set(layers)
+    assert layers["selection"] == {"driver", "backend_internal", "config", "protocol"}
+    assert arrow_differences(ARCHITECTURE.read_text(encoding="utf-8")) == []
+
+
+def test_a_removed_arrow_is_caught():
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    row = next(l for l in text.splitlines() if l.startswith("| selection |"))
+    broken = text.replace(row, row.replace("backend_internal, ", ""))
+    assert broken != text
+    assert arrow_differences(broken) == [
+        "selection: the docs say ['config', 'driver', 'protocol'], CMake says "
+        "['backend_internal', 'config', 'driver', 'protocol']"]
+
+
+def subcommands() -> set:
+    names = set()
+    for source in (REPO / "harness" / "cli").glob("*.cpp"):
+        names |= set(re.findall(r'add_subcommand\(\s*"([a-z]+)"', source.read_text(encoding="utf-8")))
+    return names
+
+
+def test_every_subcommand_is_in_the_docs_and_the_readme():
+    names = subcommands()
+    assert {"run", "capture", "audit", "helper"} <= names
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    cli_row = next(l for l in ARCHITECTURE.read_text(encoding="utf-8").splitlines()
+                   if l.startswith("| cli |"))
+    missing_readme = sorted(n for n in names if f"`cuparity {n}`" not in readme)
+    missing_docs = sorted(n for n in names if f"`{n}`" not in cli_row)
+    assert missing_readme == [] and missing_docs == []
