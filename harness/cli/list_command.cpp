@@ -113,7 +113,7 @@ int run_list(const list_options &opt) {
     ++per_suite[c->suite()];
   }
   std::cout << "\n" << selected.size() << " cases:";
-  for (const auto &s : known_suites())
+  for (const auto &s : case_registry::instance().suites())
     std::cout << " " << s << " " << per_suite[s];
   std::cout << "\n";
   return exit_code::ok;

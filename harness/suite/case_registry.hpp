@@ -43,17 +43,22 @@ struct case_def {
   case_def &needs_facility(facility_need f);
 };
 
-/// The seven suites, in reporting order.
-[[nodiscard]] const std::vector<std::string> &known_suites();
+/// The project's own seven suites, in reporting order. Suites are open: a case of any other suite
+/// name that follows the id rules registers as well, and reports after these.
+[[nodiscard]] const std::vector<std::string> &builtin_suites();
 
 class case_registry {
 public:
   static case_registry &instance();
-  /// Adds a case; a malformed or duplicate id is a programming error and aborts at start-up
-  /// with a message (cases are registered before main).
+  /// Adds a case of any suite; a malformed id (not suite.group.name of [a-z0-9_]) or a duplicate
+  /// one is a programming error and aborts at start-up with a message (cases are registered
+  /// before main).
   case_def &add(case_def def); ///< the stored case, for setting attributes such as `exclusive`
   [[nodiscard]] const std::vector<case_def> &all() const noexcept { return m_cases; }
   [[nodiscard]] const case_def *find(const std::string &id) const noexcept;
+  /// Every suite a registered case belongs to: the built-in ones in their order, then the others
+  /// sorted by name.
+  [[nodiscard]] std::vector<std::string> suites() const;
   /// Cases whose id matches any of `patterns` (fnmatch globs; a bare suite name selects the
   /// suite), minus those matching any of `excludes`, in registration order sorted by id.
   [[nodiscard]] std::vector<const case_def *>
