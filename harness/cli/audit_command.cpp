@@ -31,6 +31,7 @@ nlohmann::json report_json(const captured_map &m, const map_audit_report &r) {
                         {"internal", f.internal},
                         {"message", f.message},
                         {"process", f.process},
+                        {"image", f.image},
                         {"source", f.source}});
   nlohmann::json counts = nlohmann::json::object();
   for (const auto &[k, n] : r.counts)

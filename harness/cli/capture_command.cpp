@@ -6,9 +6,15 @@
 #include "harness/report/terminal_text.hpp"
 #include "harness/selection/process_capture.hpp"
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <unistd.h>
 
 namespace cuparity::cli {
 namespace {
@@ -53,9 +59,56 @@ void print_summary(std::ostream &o, const nlohmann::json &map, const std::string
     << ")\n";
 }
 
+/// The file argv[0] names, looked up in PATH as posix_spawnp does ("" when not found).
+std::string command_file(const std::string &name) {
+  namespace fs = std::filesystem;
+  if (name.find('/') != std::string::npos)
+    return name;
+  const char *path = std::getenv("PATH");
+  for (std::string dirs = path ? path : "/usr/bin:/bin"; !dirs.empty();) {
+    const std::size_t colon = std::min(dirs.find(':'), dirs.size());
+    const fs::path candidate =
+        fs::path(dirs.substr(0, colon).empty() ? "." : dirs.substr(0, colon)) / name;
+    std::error_code ec;
+    if (fs::is_regular_file(candidate, ec))
+      return candidate.string();
+    dirs.erase(0, colon + 1);
+  }
+  return {};
+}
+
+/// Everything that can be refused before the command runs (bad input: exit 2).
+void check_options(const capture_options &opt) {
+  namespace fs = std::filesystem;
+  check_output_file(opt.out, "--out");
+  std::error_code ec;
+  const fs::path out = fs::weakly_canonical(fs::absolute(opt.out), ec);
+  const std::string command = command_file(opt.command.front());
+  if (!command.empty() && fs::weakly_canonical(fs::absolute(command), ec) == out)
+    throw bad_input_error("--out " + opt.out + ": is the command itself");
+  // The folder must take a new file now, not only after the command has run.
+  const fs::path probe =
+      out.parent_path() / (".cuparity-capture-probe-" + std::to_string(getpid()));
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0)
+    throw bad_input_error("--out " + opt.out + ": cannot write into " + out.parent_path().string() +
+                          ": " + std::strerror(errno));
+  ::close(fd);
+  fs::remove(probe, ec);
+  if (!opt.events.empty()) {
+    if (!fs::is_directory(opt.events, ec))
+      throw bad_input_error("--events " + opt.events + ": " +
+                            (fs::exists(opt.events, ec) ? "not a folder" : "does not exist"));
+    if (!fs::is_empty(opt.events, ec))
+      throw bad_input_error("--events " + opt.events +
+                            ": not empty (it must hold only this "
+                            "capture's files)");
+  }
+}
+
 int run_capture(const capture_options &opt) {
   try {
-    check_output_file(opt.out, "--out"); // refused before anything runs
+    check_options(opt); // refused before anything runs
   } catch (const bad_input_error &e) {
     std::cerr << "cuparity capture: " << terminal_text(e.what()) << "\n";
     return exit_code::bad_input;

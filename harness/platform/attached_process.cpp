@@ -32,6 +32,37 @@ private:
   bool m_saved = false;
 };
 
+volatile pid_t g_child = 0;
+
+extern "C" void forward_signal(int sig) {
+  if (g_child > 0)
+    kill(g_child, sig);
+}
+
+/// Passes one signal on to the child for as long as it lives: a SIGTERM to cuparity (a CI job's
+/// timeout) ends the command, and cuparity still records how it ended.
+class forwarded_signal {
+public:
+  explicit forwarded_signal(int sig) : m_sig(sig) {
+    struct sigaction fwd {};
+    fwd.sa_handler = forward_signal;
+    sigemptyset(&fwd.sa_mask);
+    fwd.sa_flags = SA_RESTART;
+    m_saved = sigaction(sig, &fwd, &m_old) == 0;
+  }
+  ~forwarded_signal() {
+    if (m_saved)
+      sigaction(m_sig, &m_old, nullptr);
+  }
+  forwarded_signal(const forwarded_signal &) = delete;
+  forwarded_signal &operator=(const forwarded_signal &) = delete;
+
+private:
+  int m_sig;
+  struct sigaction m_old {};
+  bool m_saved = false;
+};
+
 } // namespace
 
 process_result run_attached(const std::vector<std::string> &argv,
@@ -50,6 +81,7 @@ process_result run_attached(const std::vector<std::string> &argv,
   argp.push_back(nullptr);
 
   const ignored_signal no_int(SIGINT), no_quit(SIGQUIT);
+  const forwarded_signal term(SIGTERM), hangup(SIGHUP);
   // The child starts with the default dispositions, not the ignored ones above.
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -57,6 +89,8 @@ process_result run_attached(const std::vector<std::string> &argv,
   sigemptyset(&defaults);
   sigaddset(&defaults, SIGINT);
   sigaddset(&defaults, SIGQUIT);
+  sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGHUP);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
@@ -64,8 +98,10 @@ process_result run_attached(const std::vector<std::string> &argv,
   posix_spawnattr_destroy(&attr);
   if (rc != 0)
     throw std::system_error(rc, std::generic_category(), "cannot start " + argv[0]);
+  g_child = pid;
   process_result result;
   wait_for_child(pid, result);
+  g_child = 0;
   return result;
 }
 

@@ -11,8 +11,9 @@ namespace cuparity {
 
 /// Runs argv (argv[0] looked up in PATH when it has no '/') with exactly `env`, on this process's
 /// own descriptors, and waits for it. While it runs, SIGINT and SIGQUIT are ignored here, as
-/// system(3) does: a Ctrl-C is the child's to handle, and the caller still gets to record how it
-/// ended. Throws std::system_error when it cannot start (the message names argv[0]).
+/// system(3) does (a Ctrl-C is the child's to handle), and SIGTERM and SIGHUP are passed on to the
+/// child: either way the caller still gets to record how it ended. Throws std::system_error when
+/// it cannot start (the message names argv[0]).
 [[nodiscard]] process_result run_attached(const std::vector<std::string> &argv,
                                           const std::map<std::string, std::string> &env);
 

@@ -29,6 +29,15 @@ long long number(const json &o, const char *key) {
   return it != o.end() && it->is_number_integer() ? it->get<long long>() : 0;
 }
 
+/// flags are unsigned 64-bit: a value of 2^63 or more must not turn negative.
+std::uint64_t unsigned_number(const json &o, const char *key) {
+  const auto it = o.find(key);
+  if (it == o.end() || !it->is_number_integer())
+    return 0;
+  return it->is_number_unsigned() ? it->get<std::uint64_t>()
+                                  : static_cast<std::uint64_t>(it->get<long long>());
+}
+
 bool flag(const json &o, const char *key) {
   return number(o, key) != 0;
 }
@@ -55,7 +64,7 @@ proc_event read_proc(const json &e) {
   r.abi = text(e, "abi");
   r.symbol = text(e, "symbol");
   r.version = number(e, "version");
-  r.flags = static_cast<std::uint64_t>(number(e, "flags"));
+  r.flags = unsigned_number(e, "flags");
   r.result = static_cast<int>(number(e, "result"));
   if (e.contains("status"))
     r.status = static_cast<int>(number(e, "status"));
@@ -67,9 +76,8 @@ proc_event read_proc(const json &e) {
   return r;
 }
 
-/// Adds one event line to `p`; false when the line is no event this reader knows.
-bool add_event(captured_process &p, const std::string &line) {
-  const json e = json::parse(line, nullptr, false);
+/// Adds one event to `p`; false when it is no event this reader knows.
+bool add_event(captured_process &p, const json &e) {
   if (!e.is_object())
     return false;
   const std::string kind = text(e, "event");
@@ -110,9 +118,20 @@ std::vector<captured_process> read_capture_dir(const std::string &dir,
       continue;
     }
     captured_process p = read_header(h);
-    while (std::getline(in, line))
-      if (!line.empty() && !add_event(p, line))
+    while (std::getline(in, line)) {
+      if (line.empty())
+        continue;
+      const json e = json::parse(line, nullptr, false);
+      if (e.is_object() && text(e, "event") == "process") {
+        // An exec in the same pid: what follows belongs to the new image.
+        const int image = p.image + 1;
+        out.push_back(std::move(p));
+        p = read_header(e);
+        p.image = image;
+      } else if (!add_event(p, e)) {
         ++p.unreadable_lines;
+      }
+    }
     out.push_back(std::move(p));
   }
   if (ec)
@@ -135,7 +154,10 @@ std::vector<captured_process> read_capture_dir(const std::string &dir,
   for (std::size_t i = 0; i < out.size(); ++i)
     order.emplace_back(depth(out[i]), i);
   std::sort(order.begin(), order.end(), [&out](const auto &a, const auto &b) {
-    return a.first != b.first ? a.first < b.first : out[a.second].pid < out[b.second].pid;
+    const captured_process &x = out[a.second], &y = out[b.second];
+    if (a.first != b.first)
+      return a.first < b.first;
+    return x.pid != y.pid ? x.pid < y.pid : x.image < y.image;
   });
   std::vector<captured_process> sorted;
   for (const auto &o : order)

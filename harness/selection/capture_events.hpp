@@ -21,7 +21,7 @@ struct bind_event {
 /// One cuGetProcAddress / cuGetProcAddress_v2 call, as the driver answered it.
 struct proc_event {
   std::string abi;    ///< "cuGetProcAddress_v2" or "cuGetProcAddress" (the 11.3-11.8 ABI)
-  std::string symbol; ///< the base name asked for
+  std::string symbol; ///< the base name asked for ("" for a null pointer)
   long long version = 0;
   std::uint64_t flags = 0;
   int result = 0;            ///< the CUresult returned
@@ -33,9 +33,11 @@ struct proc_event {
   bool wrapped = false;
 };
 
-/// One process of the captured tree.
+/// One program image of the captured tree: a process, or what it exec'd without forking (a shell
+/// or `env` running the program is one pid, two images).
 struct captured_process {
   long pid = 0, ppid = 0;
+  int image = 0;       ///< 0, then 1, 2, ... after each exec in the same pid
   bool forked = false; ///< made by fork() without exec: it shares its parent's objects
   std::string exe;
   std::vector<std::string> argv;
@@ -47,8 +49,9 @@ struct captured_process {
   std::size_t unreadable_lines = 0; ///< lines that were no event (a process killed mid-line)
 };
 
-/// Reads every process-<pid>.jsonl of `dir`, ordered by start (parents before children, then
-/// pid). A file whose first line is no process line is skipped and named in `problems`.
+/// Reads every process-<pid>.jsonl of `dir`, one record per image, ordered by start (parents
+/// before children, then pid and image). A file whose first line is no process line is skipped
+/// and named in `problems`.
 [[nodiscard]] std::vector<captured_process> read_capture_dir(const std::string &dir,
                                                              std::vector<std::string> &problems);
 

@@ -43,7 +43,8 @@ json driver_version(const std::string &path) {
 
 struct entry_key {
   long pid;
-  std::string source, raw_name, symbol, caller;
+  int image;
+  std::string source, raw_name, symbol, library, caller;
   long long version;
   std::uint64_t flags;
   int result, status;
@@ -72,7 +73,7 @@ void add_binds(const captured_process &p, const std::map<std::string, distributi
                std::map<entry_key, entry_value> &entries) {
   for (const auto &b : p.binds) {
     const std::string caller = caller_of(p, b.caller);
-    auto &v = entries[{p.pid, b.via, b.symbol, b.symbol, caller, 0, 0, 0, 0}];
+    auto &v = entries[{p.pid, p.image, b.via, b.symbol, b.symbol, b.library, caller, 0, 0, 0, 0}];
     if (v.count++ == 0)
       v.entry = {{"function", base_function(b.symbol)},
                  {"raw_name", b.symbol},
@@ -80,6 +81,7 @@ void add_binds(const captured_process &p, const std::map<std::string, distributi
                  {"library", b.library},
                  {"source", b.via},
                  {"process", p.pid},
+                 {"image", p.image},
                  {"caller", caller},
                  {"caller_package", package_of(owners, caller)},
                  {"request", nullptr}};
@@ -91,8 +93,8 @@ void add_requests(const captured_process &p, const std::map<std::string, distrib
   for (const auto &r : p.requests) {
     const std::string caller = caller_of(p, r.caller);
     const std::string symbol = r.pointer_symbol.value_or("");
-    auto &v = entries[{p.pid, "proc", r.symbol, symbol, caller, r.version, r.flags, r.result,
-                       r.status.value_or(-1)}];
+    auto &v = entries[{p.pid, p.image, "proc", r.symbol, symbol, r.pointer_library.value_or(""),
+                       caller, r.version, r.flags, r.result, r.status.value_or(-1)}];
     if (v.count++ == 0)
       v.entry = {{"function", base_function(r.symbol)},
                  {"raw_name", r.symbol},
@@ -100,6 +102,7 @@ void add_requests(const captured_process &p, const std::map<std::string, distrib
                  {"library", r.null_pointer ? json(nullptr) : nullable(r.pointer_library)},
                  {"source", "proc"},
                  {"process", p.pid},
+                 {"image", p.image},
                  {"caller", caller},
                  {"caller_package", package_of(owners, caller)},
                  {"request",
@@ -111,30 +114,49 @@ void add_requests(const captured_process &p, const std::map<std::string, distrib
   }
 }
 
+/// The image a forked child was copied from: its parent's last image, if captured.
+const captured_process *fork_parent(const std::vector<captured_process> &all,
+                                    const captured_process &p) {
+  const captured_process *parent = nullptr;
+  if (p.forked)
+    for (const auto &q : all)
+      if (q.pid == p.ppid && (!parent || q.image > parent->image))
+        parent = &q;
+  return parent;
+}
+
 /// The objects a process holds: its own, and for a forked child its parent's before the fork.
 std::vector<std::string> objects_of(const std::vector<captured_process> &all,
                                     const captured_process &p) {
   std::vector<std::string> out = p.objects;
-  if (p.forked)
-    for (const auto &q : all)
-      if (q.pid == p.ppid)
-        out.insert(out.end(), q.objects.begin(), q.objects.end());
+  if (const captured_process *parent = fork_parent(all, p))
+    out.insert(out.end(), parent->objects.begin(), parent->objects.end());
+  return out;
+}
+
+std::vector<std::string> drivers_of(const std::vector<captured_process> &all,
+                                    const captured_process &p) {
+  std::vector<std::string> out = p.drivers;
+  if (const captured_process *parent = fork_parent(all, p))
+    out.insert(out.end(), parent->drivers.begin(), parent->drivers.end());
   return out;
 }
 
 json process_json(const captured_process &p, const std::vector<std::string> &objects,
+                  const std::vector<std::string> &drivers,
                   const std::map<std::string, distribution> &owners) {
   std::set<std::string> packages;
   for (const auto &o : objects)
     if (const auto it = owners.find(o); it != owners.end())
       packages.insert(it->second.name);
   return {{"pid", p.pid},
+          {"image", p.image},
           {"ppid", p.ppid},
           {"forked", p.forked},
           {"exe", p.exe},
           {"argv", p.argv},
           {"environment", p.environment},
-          {"drivers", p.drivers},
+          {"drivers", drivers},
           {"packages", packages},
           {"binds", p.binds.size()},
           {"requests", p.requests.size()},
@@ -185,7 +207,7 @@ json capture_map_json(const std::vector<captured_process> &processes, const capt
     add_binds(p, owners, entries);
     add_requests(p, owners, entries);
     const auto objects = objects_of(processes, p);
-    procs.push_back(process_json(p, objects, owners));
+    procs.push_back(process_json(p, objects, drivers_of(processes, p), owners));
     for (const auto &o : objects)
       if (const auto it = owners.find(o); it != owners.end())
         versions[it->second.name] = it->second.version;

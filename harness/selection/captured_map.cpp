@@ -4,6 +4,8 @@
 
 #include "harness/protocol/input_file.hpp"
 
+#include <climits>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 namespace cuparity {
@@ -45,9 +47,24 @@ struct reader {
   }
   long long integer(const char *key) const {
     const json &v = member(key, "an integer");
-    if (!v.is_number_integer())
+    if (!v.is_number_integer() ||
+        (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(INT64_MAX)))
       bad(path, where + key, "expected an integer");
     return v.get<long long>();
+  }
+  /// An integer from `low` to `high`, else the error names the member and the range.
+  long long integer(const char *key, long long low, long long high) const {
+    const long long v = integer(key);
+    if (v < low || v > high)
+      bad(path, where + key,
+          "expected an integer from " + std::to_string(low) + " to " + std::to_string(high));
+    return v;
+  }
+  std::optional<long long> nullable_integer(const char *key) const {
+    const json &v = member(key, "an integer or null");
+    if (v.is_null())
+      return std::nullopt;
+    return integer(key);
   }
   const json &object(const char *key) const {
     const json &v = member(key, "an object");
@@ -71,14 +88,20 @@ struct reader {
 proc_request read_request(const reader &r) {
   proc_request q;
   q.abi = r.text("abi");
-  q.version = r.integer("version");
-  const long long flags = r.integer("flags");
-  if (flags < 0)
+  if (q.abi != "cuGetProcAddress_v2" && q.abi != "cuGetProcAddress")
+    bad(r.path, r.where + "abi",
+        "expected cuGetProcAddress_v2 or cuGetProcAddress, not \"" + q.abi + "\"");
+  q.version = r.integer("version", INT32_MIN, INT32_MAX);
+  const json &flags = r.member("flags", "a non-negative integer");
+  if (!flags.is_number_unsigned() && !(flags.is_number_integer() && flags.get<long long>() >= 0))
     bad(r.path, r.where + "flags", "expected a non-negative integer");
-  q.flags = static_cast<std::uint64_t>(flags);
-  q.result = static_cast<int>(r.integer("result"));
-  if (!r.member("status", "an integer or null").is_null())
-    q.status = static_cast<int>(r.integer("status"));
+  q.flags = flags.get<std::uint64_t>(); // all 64 bits: a flag of 2^63 is still a flag
+  q.result = static_cast<int>(r.integer("result", INT32_MIN, INT32_MAX));
+  if (const auto status = r.nullable_integer("status")) {
+    if (*status < INT32_MIN || *status > INT32_MAX)
+      bad(r.path, r.where + "status", "expected an integer that fits 32 bits");
+    q.status = static_cast<int>(*status);
+  }
   return q;
 }
 
@@ -91,6 +114,7 @@ captured_entry read_entry(const reader &r, int schema) {
   if (e.source != "plt" && e.source != "dlsym" && e.source != "proc")
     bad(r.path, r.where + "source", "expected plt, dlsym or proc, not \"" + e.source + "\"");
   e.process = static_cast<long>(r.integer("process"));
+  e.image = static_cast<int>(r.integer("image", 0, INT32_MAX));
   e.caller = r.text("caller");
   e.caller_package = r.nullable_text("caller_package");
   const json &q = r.member("request", "an object or null");
@@ -111,9 +135,13 @@ captured_entry read_entry(const reader &r, int schema) {
 map_process read_process(const reader &r) {
   map_process p;
   p.pid = static_cast<long>(r.integer("pid"));
+  p.image = static_cast<int>(r.integer("image", 0, INT32_MAX));
   p.ppid = static_cast<long>(r.integer("ppid"));
-  for (const auto &a : r.array("argv"))
-    p.argv.push_back(a.is_string() ? a.get<std::string>() : std::string());
+  for (const auto &a : r.array("argv")) {
+    if (!a.is_string())
+      bad(r.path, r.where + "argv", "expected strings");
+    p.argv.push_back(a.get<std::string>());
+  }
   for (const auto &[k, v] : r.object("environment").items()) {
     if (!v.is_string())
       bad(r.path, r.where + "environment." + k, "expected a string");
@@ -125,6 +153,17 @@ map_process read_process(const reader &r) {
     p.packages.insert(name.get<std::string>());
   }
   return p;
+}
+
+/// The members only a process tree's map has: the command's end, the driver, the processes.
+void read_process_tree(const reader &top, captured_map &m) {
+  (void)top.integer("exit_status", 0, 255 + 128);
+  const reader driver = top.at(top.object("driver"), "driver");
+  (void)driver.nullable_text("path");
+  (void)driver.nullable_integer("version");
+  const json &procs = top.array("processes");
+  for (std::size_t i = 0; i < procs.size(); ++i)
+    m.processes.push_back(read_process(top.at(procs[i], "processes[" + std::to_string(i) + "]")));
 }
 
 void read_package(const reader &top, captured_map &m) {
@@ -143,9 +182,9 @@ void read_package(const reader &top, captured_map &m) {
 
 } // namespace
 
-const map_process *captured_map::process(long pid) const noexcept {
+const map_process *captured_map::process(long pid, int image) const noexcept {
   for (const auto &p : processes)
-    if (p.pid == pid)
+    if (p.pid == pid && p.image == image)
       return &p;
   return nullptr;
 }
@@ -181,15 +220,18 @@ captured_map read_captured_map(const std::string &path) {
             (m.schema == 1 ? "ok, import_failed or load_failed" : "ok or no_driver") + ", not \"" +
             m.status + "\"");
   m.error = top.text("error");
-  if (m.schema == 2) {
-    const json &procs = top.array("processes");
-    for (std::size_t i = 0; i < procs.size(); ++i)
-      m.processes.push_back(read_process(top.at(procs[i], "processes[" + std::to_string(i) + "]")));
-  }
+  if (m.schema == 2)
+    read_process_tree(top, m);
   const json &entries = top.array("entries");
-  for (std::size_t i = 0; i < entries.size(); ++i)
-    m.entries.push_back(
-        read_entry(top.at(entries[i], "entries[" + std::to_string(i) + "]"), m.schema));
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const std::string where = "entries[" + std::to_string(i) + "]";
+    m.entries.push_back(read_entry(top.at(entries[i], where), m.schema));
+    const captured_entry &e = m.entries.back();
+    if (m.schema == 2 && !m.process(e.process, e.image))
+      bad(path, where + ".process",
+          "pid " + std::to_string(e.process) + " image " + std::to_string(e.image) +
+              " is not among processes[]");
+  }
   return m;
 }
 

@@ -35,15 +35,17 @@ struct captured_entry {
   // binding_map/2 only:
   std::string source = "package";            ///< "plt", "dlsym" or "proc" (/1: "package")
   long process = 0;                          ///< the pid that bound it
+  int image = 0;                             ///< which image of that pid (1, 2, ... after exec)
   std::string caller;                        ///< the object that asked
   std::optional<std::string> caller_package; ///< the Python distribution that owns `caller`
   std::optional<proc_request> request;       ///< source "proc": the request
   std::size_t count = 1;                     ///< how often exactly this happened
 };
 
-/// One process of a /2 map.
+/// One process image of a /2 map.
 struct map_process {
   long pid = 0, ppid = 0;
+  int image = 0;
   std::vector<std::string> argv;
   std::map<std::string, std::string> environment; ///< the selection variables that were set
   std::set<std::string> packages;                 ///< distributions owning its loaded objects
@@ -61,7 +63,7 @@ struct captured_map {
   std::vector<map_process> processes; ///< /2 only
   std::vector<captured_entry> entries;
 
-  [[nodiscard]] const map_process *process(long pid) const noexcept;
+  [[nodiscard]] const map_process *process(long pid, int image) const noexcept;
 };
 
 /// Reads and checks a captured map. Throws map_error ("FILE: member: problem").

@@ -118,6 +118,7 @@ map_finding judge_entry(const captured_entry &c, gpa_fn gpa, const driver_librar
   f.raw_name = c.raw_name;
   f.captured = c.symbol.value_or("");
   f.process = c.process;
+  f.image = c.image;
   f.source = c.source;
   const auto id = find_entry(c.function);
   if (id && ptds.known) {
@@ -172,7 +173,9 @@ void audit_entries(const captured_map &m, gpa_fn gpa, const driver_library &lib,
     const ptds_expectation x = m.schema == 1 ? r.ptds : expectation_for(m, e);
     map_finding f = judge_entry(e, gpa, lib, x, m.schema == 1);
     if (m.schema == 2 && f.kind != finding_kind::same)
-      f.message = "pid " + std::to_string(e.process) + ", " + e.source + ": " + f.message;
+      f.message = "pid " + std::to_string(e.process) +
+                  (e.image ? " (exec " + std::to_string(e.image) + ")" : std::string()) + ", " +
+                  e.source + ": " + f.message;
     if (e.library && canonical(*e.library) != driver_file && elsewhere.insert(*e.library).second)
       r.notes.push_back("pointers of the capture lay in " + *e.library + ", not in the driver " +
                         "under test (" + driver_file + "): symbols are compared by name");
@@ -251,8 +254,9 @@ map_audit_report audit_captured_map(const captured_map &m, const driver_library 
   r.ptds = m.schema == 1 ? expected_ptds(m) : ptds_expectation{false, false, false, ""};
   r.driver_path = lib.resolved_path().empty() ? lib.path() : lib.resolved_path();
   if (m.status != "ok") {
-    r.not_audited =
-        m.schema == 1 ? "the package did not load (" + m.status + "): " + m.error : m.error;
+    r.not_audited = m.schema == 1
+                        ? "the package did not load (" + m.status + "): " + m.error
+                        : m.status + ": " + (m.error.empty() ? "(no reason given)" : m.error);
     // A value the package must refuse, refused: what it should do, not a failure.
     return r;
   }

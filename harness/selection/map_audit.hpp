@@ -50,6 +50,7 @@ struct map_finding {
   std::string internal; ///< the symbol cuparity's internal backend (Numba's probing) binds
   std::string message;  ///< one line for a finding that is not `same`
   long process = 0;     ///< /2: the pid
+  int image = 0;        ///< /2: which image of it (exec count)
   std::string source;   ///< /2: plt, dlsym or proc
 };
 

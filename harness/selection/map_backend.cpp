@@ -47,7 +47,7 @@ bool map_per_thread(const captured_map &map) {
     if (package.empty())
       continue;
     std::map<std::string, std::optional<std::string>> env;
-    if (const map_process *p = map.process(e.process))
+    if (const map_process *p = map.process(e.process, e.image))
       env.insert(p->environment.begin(), p->environment.end());
     return expected_ptds(package, env).per_thread;
   }

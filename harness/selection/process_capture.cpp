@@ -7,6 +7,7 @@
 #include "harness/platform/utc_time.hpp"
 #include "harness/selection/capture_map.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
@@ -22,7 +23,9 @@ class scratch_dir {
 public:
   scratch_dir() {
     const char *tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/cuparity-capture-XXXXXX";
+    // Absolute: a captured process that changes directory still writes here.
+    std::string pattern =
+        fs::absolute(tmp && *tmp ? tmp : "/tmp").string() + "/cuparity-capture-XXXXXX";
     if (!mkdtemp(pattern.data()))
       throw capture_error("cannot make a scratch folder " + pattern + ": " +
                           std::generic_category().message(errno));
@@ -67,8 +70,8 @@ capture_outcome capture_process_tree(const capture_request &r) {
   if (dir.empty()) {
     scratch.emplace();
     dir = scratch->path();
-  } else if (!fs::is_directory(dir, ec) || !fs::is_empty(dir, ec)) {
-    throw capture_error("--events " + dir + ": expected an empty folder");
+  } else {
+    dir = fs::absolute(dir).string();
   }
   process_result ran;
   try {
@@ -81,6 +84,10 @@ capture_outcome capture_process_tree(const capture_request &r) {
   facts.exit_status = shell_status(ran);
   facts.captured = utc_now();
   const auto processes = read_capture_dir(dir, facts.problems);
+  if (processes.empty())
+    throw capture_error("the command exited " + std::to_string(facts.exit_status) +
+                        ", but no process of it was captured: the audit library did not load "
+                        "(a setuid or statically linked program, or LD_AUDIT refused it)");
   return {facts.exit_status, capture_map_json(processes, facts)};
 }
 

@@ -27,7 +27,7 @@ std::string governing_package(const captured_map &m, const captured_entry &e) {
     return "numba";
   // Numba's own binding is ctypes: its dlsym calls come from CPython's _ctypes module.
   const std::string caller = std::filesystem::path(e.caller).filename().string();
-  const map_process *p = m.process(e.process);
+  const map_process *p = m.process(e.process, e.image);
   if (caller.starts_with("_ctypes") && p)
     for (const auto &n : numba)
       if (p->packages.count(n))
@@ -37,10 +37,15 @@ std::string governing_package(const captured_map &m, const captured_entry &e) {
 
 namespace {
 
-std::string process_name(const captured_map &m, long pid) {
-  const map_process *p = m.process(pid);
+/// A process image of the map: its pid and exec count.
+using image_key = std::pair<long, int>;
+
+std::string process_name(const captured_map &m, image_key at) {
+  const map_process *p = m.process(at.first, at.second);
   std::string name = p && !p->argv.empty() ? p->argv.front() : std::string("?");
-  return "pid " + std::to_string(pid) + " (" + name + ")";
+  return "pid " + std::to_string(at.first) +
+         (at.second ? " (exec " + std::to_string(at.second) + ")" : std::string()) + " (" + name +
+         ")";
 }
 
 struct function_use {
@@ -49,14 +54,15 @@ struct function_use {
   std::string direct_caller;
 };
 
-map_finding make(finding_kind k, const captured_map &m, long pid, const std::string &function,
+map_finding make(finding_kind k, const captured_map &m, image_key at, const std::string &function,
                  std::string message) {
   map_finding f;
   f.kind = k;
   f.function = function;
   f.raw_name = function;
-  f.process = pid;
-  f.message = process_name(m, pid) + ": " + message;
+  f.process = at.first;
+  f.image = at.second;
+  f.message = process_name(m, at) + ": " + message;
   return f;
 }
 
@@ -74,7 +80,7 @@ std::string listed(const std::map<std::string, std::set<std::string>> &symbols) 
   return out;
 }
 
-void judge_function(const captured_map &m, long pid, const std::string &function,
+void judge_function(const captured_map &m, image_key pid, const std::string &function,
                     const function_use &u, bool process_uses_proc, std::vector<map_finding> &out) {
   std::set<std::string> abis, modes;
   for (const auto &[s, sources] : u.symbols) {
@@ -101,7 +107,7 @@ ptds_expectation expectation_for(const captured_map &m, const captured_entry &e)
   const std::string package = governing_package(m, e);
   if (!package.empty()) {
     std::map<std::string, std::optional<std::string>> env;
-    if (const map_process *p = m.process(e.process))
+    if (const map_process *p = m.process(e.process, e.image))
       for (const auto &[k, v] : p->environment)
         env[k] = v;
     ptds_expectation x = expected_ptds(package, env);
@@ -124,16 +130,17 @@ ptds_expectation expectation_for(const captured_map &m, const captured_entry &e)
 }
 
 std::vector<map_finding> process_findings(const captured_map &m) {
-  std::map<long, std::map<std::string, function_use>> uses;
-  std::set<long> proc_users;
+  std::map<image_key, std::map<std::string, function_use>> uses;
+  std::set<image_key> proc_users;
   for (const auto &e : m.entries) {
     if (!e.symbol)
       continue;
-    auto &u = uses[e.process][e.function];
+    const image_key at{e.process, e.image};
+    auto &u = uses[at][e.function];
     u.symbols[*e.symbol].insert(e.source);
     if (e.source == "proc") {
       u.by_proc = true;
-      proc_users.insert(e.process);
+      proc_users.insert(at);
     } else {
       u.direct = true;
       if (u.direct_caller.empty())

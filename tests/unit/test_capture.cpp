@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
+#include <unistd.h>
 
 using namespace cuparity;
 using json = nlohmann::json;
@@ -276,7 +277,8 @@ TEST_CASE("capture: a command that never loads the driver, one that cannot start
   auto audit_none = test::run_cuparity({"audit", "--map", scratch("none.json")},
                                        {{"NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER}});
   CHECK(audit_none.exit_code == 0);
-  CHECK_THAT(audit_none.out, Catch::Contains("NOT AUDITED: no process of the command loaded"));
+  CHECK_THAT(audit_none.out,
+             Catch::Contains("NOT AUDITED: no_driver: no process of the command loaded"));
 
   auto killed = capture("killed", {"sh", "-c", "kill -9 $$"});
   CHECK(killed.run.exit_code == 137); // as a shell reports a SIGKILL
@@ -357,6 +359,7 @@ std::string process_map(const std::string &name, bool older) {
                        {"library", CUPARITY_SIMDRIVER},
                        {"source", source},
                        {"process", 100},
+                       {"image", 0},
                        {"caller", "/opt/app/libapp.so"},
                        {"caller_package", nullptr},
                        {"request", source == "proc" ? json{{"abi", "cuGetProcAddress_v2"},
@@ -390,6 +393,7 @@ std::string process_map(const std::string &name, bool older) {
                {"packages", json::array()},
                {"processes",
                 {{{"pid", 100},
+                  {"image", 0},
                   {"ppid", 1},
                   {"forked", false},
                   {"exe", name},
@@ -470,6 +474,7 @@ TEST_CASE("a per-thread request below its variant's version fails the audit, kno
                       {"library", nullptr},
                       {"source", "proc"},
                       {"process", 7},
+                      {"image", 0},
                       {"caller", "/opt/app/libapp.so"},
                       {"caller_package", nullptr},
                       {"request",
@@ -491,6 +496,7 @@ TEST_CASE("a per-thread request below its variant's version fails the audit, kno
                {"packages", json::array()},
                {"processes",
                 {{{"pid", 7},
+                  {"image", 0},
                   {"ppid", 1},
                   {"forked", false},
                   {"exe", "app"},
@@ -510,4 +516,105 @@ TEST_CASE("a per-thread request below its variant's version fails the audit, kno
   REQUIRE(findings(r, finding_kind::per_thread_too_old).size() == 1);
   CHECK_THAT(r.findings[0].message,
              Catch::Contains("cuGraphLaunch: asked with the per-thread flag at 9000"));
+}
+
+TEST_CASE("capture survives hostile programs: descriptors taken away, an exec in the same "
+          "process, a long argument, two drivers, 64-bit flags, a relative events folder",
+          "[capture]") {
+  // The program closes every descriptor and opens its own file: no event may land in it.
+  const std::string mine = scratch("mine.txt");
+  auto closed =
+      capture("closefds", {program("capture_hostile"), "closefds", mine, CUPARITY_SIMDRIVER},
+              {{"CUDA_VISIBLE_DEVICES", "\xc3\xa9"}, {"LD_LIBRARY_PATH", "/x\xff"}});
+  REQUIRE(closed.run.exit_code == 0);
+  std::ifstream in(mine);
+  CHECK(std::string((std::istreambuf_iterator<char>(in)), {}) == "mine\n");
+  CHECK(entry(closed.map, "proc", "cuDeviceGet"));
+  // UTF-8 text is kept as it is; a byte that is no UTF-8 is written as the four characters \xNN.
+  const json &env = closed.map["processes"][0]["environment"];
+  CHECK(env["CUDA_VISIBLE_DEVICES"] == "\xc3\xa9");
+  CHECK(env["LD_LIBRARY_PATH"] == "/x\\xff");
+
+  // `env VAR=1 program`: one pid, two images; the program's bindings are its own, under its own
+  // environment. A 9000-character argument fits.
+  const std::string long_arg(9000, 'a');
+  auto exec = capture("exec", {"env", "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM=1",
+                               program("capture_numba_probe"), CUPARITY_SIMDRIVER, long_arg});
+  REQUIRE(exec.run.exit_code == 0);
+  const json &procs = exec.map["processes"];
+  REQUIRE(procs.size() == 2);
+  CHECK(procs[0]["pid"] == procs[1]["pid"]);
+  CHECK(procs[1]["image"] == 1);
+  CHECK(procs[1]["argv"][2] == long_arg);
+  CHECK(procs[1]["environment"]["CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM"] == "1");
+  CHECK(procs[0]["unreadable_lines"] == 0);
+  for (const auto &e : exec.map["entries"]) {
+    CHECK(e["image"] == 1);
+    CHECK(e["caller"] == program("capture_numba_probe"));
+  }
+
+  // Two drivers side by side: each one's requests are seen, with its own library.
+  const std::string other = scratch("second/libcuda.so.1");
+  fs::create_directories(fs::path(other).parent_path());
+  fs::copy_file(CUPARITY_SIMDRIVER, other, fs::copy_options::overwrite_existing);
+  auto two = capture("two", {program("capture_hostile"), "two", CUPARITY_SIMDRIVER, other});
+  REQUIRE(two.run.exit_code == 0);
+  const json *a = entry(two.map, "proc", "cuInit"), *b = entry(two.map, "proc", "cuDeviceGet");
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK((*a)["library"] == CUPARITY_SIMDRIVER);
+  CHECK((*b)["library"] == other);
+
+  // Flags of 2^63 and more are recorded whole, and the audit reads them.
+  auto flags = capture("flags", {program("capture_hostile"), "flags", CUPARITY_SIMDRIVER});
+  std::set<std::uint64_t> seen;
+  for (const auto &e : flags.map["entries"])
+    if (e["source"] == "proc")
+      seen.insert(e["request"]["flags"].get<std::uint64_t>());
+  CHECK(seen == std::set<std::uint64_t>{1ULL << 63, ~0ULL});
+  CHECK_NOTHROW(audit(scratch("flags.json")));
+
+  // A relative --events folder, and a process that changes directory: still captured.
+  const std::string events = "capture-relative-events-" + std::to_string(getpid());
+  fs::remove_all(events);
+  fs::create_directories(events);
+  auto moved = test::run_cuparity(
+      {"capture", "--events", events, "--out", scratch("moved.json"), "--", "sh", "-c",
+       "cd / && " + program("capture_numba_probe") + " " + CUPARITY_SIMDRIVER},
+      {{"NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER}});
+  fs::remove_all(events);
+  INFO(moved.err);
+  REQUIRE(moved.exit_code == 0);
+  const json m = json::parse(std::ifstream(scratch("moved.json")));
+  CHECK(m["status"] == "ok");
+  CHECK(m["entries"].size() == 4);
+}
+
+TEST_CASE("capture refuses what it can before the command runs, and passes a SIGTERM on",
+          "[capture]") {
+  const std::string copy = scratch("own-program");
+  fs::copy_file(program("capture_numba_probe"), copy, fs::copy_options::overwrite_existing);
+  auto self = test::run_cuparity({"capture", "--out", copy, "--", copy, CUPARITY_SIMDRIVER}, {});
+  CHECK(self.exit_code == 2);
+  CHECK_THAT(self.err, Catch::Contains("is the command itself"));
+  auto no_events = test::run_cuparity(
+      {"capture", "--events", scratch("absent-folder"), "--out", scratch("e.json"), "--", "true"},
+      {});
+  CHECK(no_events.exit_code == 2);
+  CHECK_THAT(no_events.err, Catch::Contains("absent-folder: does not exist"));
+
+  // A SIGTERM to cuparity reaches the command; cuparity still writes the map, with the status.
+  const std::string out = scratch("term.json");
+  fs::remove(out);
+  process_spec spec;
+  spec.argv = {"/bin/sh", "-c",
+               std::string(CUPARITY_EXE) + " capture --out " + out +
+                   " -- sleep 30 & p=$!; sleep 1; kill -TERM $p; wait $p; echo rc=$?"};
+  spec.env = {{"PATH", "/usr/bin:/bin"}};
+  spec.timeout = std::chrono::seconds(20);
+  const auto r = run_process(spec);
+  INFO(r.out << r.err);
+  CHECK_THAT(r.out, Catch::Contains("rc=143"));
+  REQUIRE(fs::exists(out));
+  CHECK(json::parse(std::ifstream(out))["exit_status"] == 143);
 }

@@ -12,9 +12,14 @@
  * la_pltenter/la_pltexit is defined, so a bound call costs what it costs without the audit.
  *
  * Each process appends JSON lines to CUPARITY_CAPTURE_DIR/process-<pid>.jsonl, one write(2) per
- * line (O_APPEND: threads never interleave inside a line). The first line describes the process;
- * a child made by fork() starts its own file. Children that exec inherit LD_AUDIT and the
- * variables, so every process of the tree is captured unless it clears its environment. */
+ * line (O_APPEND: threads never interleave inside a line). A "process" line describes the image
+ * that follows it: the first of the file, and one more after every exec in that process (a shell
+ * or `env` exec'ing the program). A child made by fork() starts its own file. Children that exec
+ * inherit LD_AUDIT and the variables, so every process of the tree is captured unless it clears
+ * its environment. The descriptor sits high (>= 512), and before every line it is checked still to
+ * be this file: a program that closes every descriptor and opens its own must not receive events.
+ * Every line is bounded; a string that does not fit is cut (the line says "truncated"), never the
+ * line's end. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -24,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -37,20 +43,23 @@ static char g_drivers[1024]; /* ':'-separated extra driver file names (CUPARITY_
 static int g_enabled;
 static int g_fd = -1;
 static pid_t g_fd_pid;
+static dev_t g_fd_dev;
+static ino_t g_fd_ino;
 static volatile int g_opening;
-static gpa_v1_fn g_real_v1;
-static gpa_v2_fn g_real_v2;
 
-/* ---- output: a bounded line buffer, JSON-escaped strings ---- */
+/* ---- output: bounded lines, JSON strings (valid UTF-8 kept, other bytes as \xNN text) ---- */
+
+enum { k_reserve = 64 }; /* room kept for the closing tokens of a line */
 
 struct line {
-  char text[8192];
-  size_t n;
+  char *text;
+  size_t cap, n;
   int truncated;
 };
 
+/* Structural text: may use the reserve, so a line always closes. */
 static void put(struct line *l, const char *s, size_t len) {
-  if (l->n + len >= sizeof l->text - 2) {
+  if (l->n + len + 1 >= l->cap) {
     l->truncated = 1;
     return;
   }
@@ -62,21 +71,58 @@ static void puts_raw(struct line *l, const char *s) {
   put(l, s, strlen(s));
 }
 
-static void put_string(struct line *l, const char *s) {
+/* Length of the valid UTF-8 sequence at p (1-4), or 0 for a byte that starts none. */
+static size_t utf8_length(const unsigned char *p) {
+  size_t len = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+  if (p[0] >= 0xf8 || len == 0)
+    return 0;
+  for (size_t i = 1; i < len; ++i)
+    if ((p[i] & 0xc0) != 0x80)
+      return 0;
+  if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
+      (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+    return 0; /* overlong, surrogate, beyond U+10FFFF */
+  return len;
+}
+
+/* One character of s as JSON text into out (at most 7 bytes); returns how many bytes of s. */
+static size_t escape_one(const unsigned char *p, char *out, size_t *out_len) {
   static const char hex[] = "0123456789abcdef";
+  if (*p == '"' || *p == '\\') {
+    out[0] = '\\', out[1] = (char)*p, *out_len = 2;
+    return 1;
+  }
+  if (*p < 0x20 || *p == 0x7f) {
+    memcpy(out, "\\u00", 4), out[4] = hex[*p >> 4], out[5] = hex[*p & 15], *out_len = 6;
+    return 1;
+  }
+  if (*p < 0x80) {
+    out[0] = (char)*p, *out_len = 1;
+    return 1;
+  }
+  size_t len = utf8_length(p);
+  if (len) {
+    memcpy(out, p, len), *out_len = len;
+    return len;
+  }
+  /* Not UTF-8: the four characters \xNN (as cuparity_capture.py writes such bytes). */
+  memcpy(out, "\\\\x", 3), out[3] = hex[*p >> 4], out[4] = hex[*p & 15], *out_len = 5;
+  return 1;
+}
+
+static void put_string(struct line *l, const char *s) {
   put(l, "\"", 1);
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; ++p) {
-    if (*p == '"' || *p == '\\') {
-      char e[2] = {'\\', (char)*p};
-      put(l, e, 2);
-    } else if (*p < 0x20 || *p >= 0x7f) {
-      /* Bytes outside printable ASCII as \u00NN: the reader gets valid JSON whatever a name
-       * holds, and a non-UTF-8 byte stays visible as itself. */
-      char e[6] = {'\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 15]};
-      put(l, e, 6);
-    } else {
-      put(l, (const char *)p, 1);
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    char e[8];
+    size_t n;
+    size_t used = escape_one(p, e, &n);
+    if (l->n + n + k_reserve >= l->cap) {
+      l->truncated = 1;
+      break;
     }
+    memcpy(l->text + l->n, e, n);
+    l->n += n;
+    p += used;
   }
   put(l, "\"", 1);
 }
@@ -90,13 +136,22 @@ static void put_key(struct line *l, const char *key) {
 
 static void put_member(struct line *l, const char *key, const char *value) {
   put_key(l, key);
-  put_string(l, value);
+  if (value)
+    put_string(l, value);
+  else
+    puts_raw(l, "null");
 }
 
 static void put_number(struct line *l, const char *key, long long v) {
   char b[32];
   put_key(l, key);
   put(l, b, (size_t)snprintf(b, sizeof b, "%lld", v));
+}
+
+static void put_unsigned(struct line *l, const char *key, unsigned long long v) {
+  char b[32];
+  put_key(l, key);
+  put(l, b, (size_t)snprintf(b, sizeof b, "%llu", v));
 }
 
 static void put_address(struct line *l, const char *key, const void *p) {
@@ -145,32 +200,10 @@ static const char *const k_selection[] = {"CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_S
                                           "CUDA_MODULE_LOADING",
                                           0};
 
-static void put_process_header(struct line *l, pid_t pid) {
-  static char buf[65536];
-  char exe[4096];
-  ssize_t e = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  exe[e > 0 ? e : 0] = 0;
-  puts_raw(l, "{");
-  put_member(l, "event", "process");
-  put_number(l, "pid", pid);
-  put_number(l, "ppid", getppid());
-  put_number(l, "forked", g_fd_pid != 0);
-  put_member(l, "exe", exe);
-  size_t n = read_proc("/proc/self/cmdline", buf, sizeof buf - 1);
-  put_key(l, "argv");
-  put(l, "[", 1);
-  for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
-    buf[n] = 0;
-    if (i)
-      put(l, ",", 1);
-    put_string(l, buf + i);
-  }
-  put(l, "]", 1);
-  n = read_proc("/proc/self/environ", buf, sizeof buf - 1);
-  buf[n] = 0;
+static void put_environment(struct line *l, char *buf, size_t n) {
+  int first = 1;
   put_key(l, "environment");
   put(l, "{", 1);
-  int first = 1;
   for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
     for (const char *const *v = k_selection; *v; ++v) {
       size_t len = strlen(*v);
@@ -183,25 +216,78 @@ static void put_process_header(struct line *l, pid_t pid) {
         put_string(l, buf + i + len + 1);
       }
     }
-  put(l, "}}\n", 3);
+  put(l, "}", 1);
 }
 
-/* The process's own file, opened at its first line (again after a fork). */
+/* The "process" line of this image. Called under g_opening, so the static buffers are safe. */
+static void put_process_header(struct line *l, pid_t pid, int forked) {
+  static char buf[1 << 20];
+  char exe[4096];
+  ssize_t e = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[e > 0 ? e : 0] = 0;
+  puts_raw(l, "{");
+  put_member(l, "event", "process");
+  put_number(l, "pid", pid);
+  put_number(l, "ppid", getppid());
+  put_number(l, "forked", forked);
+  put_member(l, "exe", exe);
+  size_t n = read_proc("/proc/self/cmdline", buf, sizeof buf - 1);
+  buf[n] = 0;
+  put_key(l, "argv");
+  put(l, "[", 1);
+  for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
+    if (i)
+      put(l, ",", 1);
+    put_string(l, buf + i);
+  }
+  put(l, "]", 1);
+  n = read_proc("/proc/self/environ", buf, sizeof buf - 1);
+  buf[n] = 0;
+  put_environment(l, buf, n);
+  if (l->truncated)
+    put_number(l, "truncated", 1);
+  put(l, "}\n", 2);
+}
+
+/* Whether fd is still the file this library opened (a program may close it and reuse the number).
+ */
+static int still_ours(int fd) {
+  struct stat st;
+  return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == g_fd_dev && st.st_ino == g_fd_ino;
+}
+
+/* The process's own file, opened at its first line, again after a fork, and again whenever the
+ * program took the descriptor away. */
 static int out_fd(void) {
   pid_t pid = getpid();
-  if (g_fd >= 0 && g_fd_pid == pid)
+  if (g_fd_pid == pid && still_ours(g_fd))
     return g_fd;
   while (__atomic_exchange_n(&g_opening, 1, __ATOMIC_ACQUIRE))
     ;
-  if (g_fd < 0 || g_fd_pid != pid) {
+  if (!(g_fd_pid == pid && still_ours(g_fd))) {
+    const int new_image = g_fd_pid != pid; /* first line of this image, or of a fork child */
+    const int forked = g_fd_pid != 0 && new_image;
     char path[sizeof g_dir + 64];
     snprintf(path, sizeof path, "%s/process-%ld.jsonl", g_dir, (long)pid);
-    if (g_fd >= 0)
-      close(g_fd); /* the parent's descriptor, inherited through fork */
+    if (still_ours(g_fd))
+      close(g_fd); /* the parent's, inherited through fork: never a number the program reused */
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    struct line l = {.n = 0};
-    if (fd >= 0) {
-      put_process_header(&l, pid);
+    if (fd >= 0 && fd < 512) { /* out of the way of the program's own descriptors */
+      int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
+      if (high >= 0) {
+        close(fd);
+        fd = high;
+      }
+    }
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0) {
+      g_fd_dev = st.st_dev;
+      g_fd_ino = st.st_ino;
+    }
+    if (fd >= 0 && new_image) {
+      static char header[1 << 18];
+      struct line l = {header, sizeof header, 0, 0};
+      put_process_header(&l, pid, forked);
       write_all(fd, l.text, l.n);
     }
     g_fd = fd;
@@ -248,43 +334,22 @@ static const char *object_name(const struct link_map *m) {
   return m && m->l_name && m->l_name[0] ? m->l_name : "";
 }
 
-/* ---- the cuGetProcAddress wrappers ---- */
-
-static cu_result wrap_v1(const char *symbol, void **pfn, int version, unsigned long long flags);
-static cu_result wrap_v2(const char *symbol, void **pfn, int version, unsigned long long flags,
-                         int *status);
-
-/* The wrapper to hand out in place of the driver's `p`, or p itself. dladdr names the ABI the
- * driver answered with, so a request at 11030 gets the v1 wrapper and one at 12000 the v2. */
-static void *wrapper_for(void *p, const char *name) {
-  if (!p || !name)
-    return p;
-  if (strcmp(name, "cuGetProcAddress") == 0) {
-    if (!g_real_v1)
-      g_real_v1 = (gpa_v1_fn)p;
-    return (void *)p == (void *)g_real_v1 ? (void *)wrap_v1 : p;
-  }
-  if (strcmp(name, "cuGetProcAddress_v2") == 0) {
-    if (!g_real_v2)
-      g_real_v2 = (gpa_v2_fn)p;
-    return (void *)p == (void *)g_real_v2 ? (void *)wrap_v2 : p;
-  }
-  return p;
-}
+/* ---- the cuGetProcAddress wrappers: one per driver loaded (up to four), per ABI ---- */
 
 static void record_request(const char *abi, const char *symbol, void *answer, void *handed,
                            int version, unsigned long long flags, cu_result r, const int *status,
                            const void *caller) {
-  struct line l = {.n = 0};
+  char text[8192];
+  struct line l = {text, sizeof text, 0, 0};
   Dl_info who, what;
   puts_raw(&l, "{");
   put_member(&l, "event", "proc");
   put_member(&l, "abi", abi);
   put_member(&l, "symbol", symbol);
   put_number(&l, "version", version);
-  put_number(&l, "flags", (long long)flags);
+  put_unsigned(&l, "flags", flags);
   put_number(&l, "result", r);
-  if (status)
+  if (status && r == 0) /* the driver writes symbolStatus when it answers */
     put_number(&l, "status", *status);
   put_address(&l, "pointer", answer);
   if (answer && dladdr(answer, &what)) {
@@ -300,45 +365,86 @@ static void record_request(const char *abi, const char *symbol, void *answer, vo
   emit(&l);
 }
 
-static void *answered_name(void *p, const char **name) {
+static const char *answered_name(void *p) {
   Dl_info what;
-  *name = 0;
   if (p && dladdr(p, &what) && what.dli_sname && what.dli_saddr == p)
-    *name = what.dli_sname;
-  return p;
+    return what.dli_sname;
+  return 0;
 }
 
-/* What the caller gets for the driver's `answer` to a request for `symbol`: the wrapper when the
+enum { k_slots = 4 };
+static gpa_v1_fn g_real_v1[k_slots];
+static gpa_v2_fn g_real_v2[k_slots];
+static void *wrapper_for(void *p, const char *name);
+
+/* What the caller gets for the driver's `answer` to a request for `symbol`: a wrapper when the
  * answer is cuGetProcAddress itself (cudart's self-request), else the answer. */
 static void *hand_out(const char *symbol, void **pfn, void *answer) {
-  const char *name;
   if (!answer || !symbol || strncmp(symbol, "cuGetProcAddress", 16) != 0)
     return answer;
-  answered_name(answer, &name);
-  void *handed = wrapper_for(answer, name);
+  void *handed = wrapper_for(answer, answered_name(answer));
   *pfn = handed;
   return handed;
 }
 
-static cu_result wrap_v2(const char *symbol, void **pfn, int version, unsigned long long flags,
-                         int *status) {
-  int own = 0;
-  int *st = status ? status : &own;
-  cu_result r = g_real_v2(symbol, pfn, version, flags, st);
-  void *answer = (r == 0 && pfn) ? *pfn : 0;
-  void *handed = hand_out(symbol, pfn, answer);
-  record_request("cuGetProcAddress_v2", symbol, answer, handed, version, flags, r, st,
-                 __builtin_return_address(0));
-  return r;
+#define CUPARITY_WRAPPERS(i)                                                                       \
+  static cu_result wrap_v2_##i(const char *symbol, void **pfn, int version,                        \
+                               unsigned long long flags, int *status) {                            \
+    int own = 0;                                                                                   \
+    int *st = status ? status : &own;                                                              \
+    cu_result r = g_real_v2[i](symbol, pfn, version, flags, st);                                   \
+    void *answer = (r == 0 && pfn) ? *pfn : 0;                                                     \
+    void *handed = hand_out(symbol, pfn, answer);                                                  \
+    record_request("cuGetProcAddress_v2", symbol, answer, handed, version, flags, r, st,           \
+                   __builtin_return_address(0));                                                   \
+    return r;                                                                                      \
+  }                                                                                                \
+  static cu_result wrap_v1_##i(const char *symbol, void **pfn, int version,                        \
+                               unsigned long long flags) {                                         \
+    cu_result r = g_real_v1[i](symbol, pfn, version, flags);                                       \
+    void *answer = (r == 0 && pfn) ? *pfn : 0;                                                     \
+    void *handed = hand_out(symbol, pfn, answer);                                                  \
+    record_request("cuGetProcAddress", symbol, answer, handed, version, flags, r, 0,               \
+                   __builtin_return_address(0));                                                   \
+    return r;                                                                                      \
+  }
+CUPARITY_WRAPPERS(0)
+CUPARITY_WRAPPERS(1)
+CUPARITY_WRAPPERS(2)
+CUPARITY_WRAPPERS(3)
+
+static void *const k_wrap_v1[k_slots] = {(void *)wrap_v1_0, (void *)wrap_v1_1, (void *)wrap_v1_2,
+                                         (void *)wrap_v1_3};
+static void *const k_wrap_v2[k_slots] = {(void *)wrap_v2_0, (void *)wrap_v2_1, (void *)wrap_v2_2,
+                                         (void *)wrap_v2_3};
+
+/* The slot of `p` in `reals` (taking a free one for a new driver), or -1 when all are taken. */
+static int slot_of(void *volatile *reals, void *p) {
+  for (int i = 0; i < k_slots; ++i) {
+    void *expected = 0;
+    if (reals[i] == p ||
+        __atomic_compare_exchange_n(&reals[i], &expected, p, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE) ||
+        reals[i] == p)
+      return i;
+  }
+  return -1;
 }
 
-static cu_result wrap_v1(const char *symbol, void **pfn, int version, unsigned long long flags) {
-  cu_result r = g_real_v1(symbol, pfn, version, flags);
-  void *answer = (r == 0 && pfn) ? *pfn : 0;
-  void *handed = hand_out(symbol, pfn, answer);
-  record_request("cuGetProcAddress", symbol, answer, handed, version, flags, r, 0,
-                 __builtin_return_address(0));
-  return r;
+/* The wrapper to hand out in place of the driver's `p`, or p itself. dladdr names the ABI the
+ * driver answered with, so a request at 11030 gets a v1 wrapper and one at 12000 a v2. */
+static void *wrapper_for(void *p, const char *name) {
+  if (!p || !name)
+    return p;
+  if (strcmp(name, "cuGetProcAddress") == 0) {
+    int i = slot_of((void *volatile *)g_real_v1, p);
+    return i < 0 ? p : k_wrap_v1[i];
+  }
+  if (strcmp(name, "cuGetProcAddress_v2") == 0) {
+    int i = slot_of((void *volatile *)g_real_v2, p);
+    return i < 0 ? p : k_wrap_v2[i];
+  }
+  return p;
 }
 
 /* ---- the rtld-audit interface ---- */
@@ -363,7 +469,8 @@ EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *coo
   const char *name = object_name(map);
   int driver = name[0] && is_driver(name);
   if (name[0]) {
-    struct line l = {.n = 0};
+    char text[8192];
+    struct line l = {text, sizeof text, 0, 0};
     puts_raw(&l, "{");
     put_member(&l, "event", "object");
     put_member(&l, "path", name);
@@ -388,7 +495,8 @@ EXPORT uintptr_t la_symbind64(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refco
   /* dlvsym lookups carry LA_SYMB_DLSYM too: glibc has no flag of their own. */
   const char *via = (*flags & LA_SYMB_DLSYM) ? "dlsym" : "plt";
   void *handed = wrapper_for(address, symname);
-  struct line l = {.n = 0};
+  char text[8192];
+  struct line l = {text, sizeof text, 0, 0};
   puts_raw(&l, "{");
   put_member(&l, "event", "bind");
   put_member(&l, "via", via);
