@@ -341,6 +341,35 @@ TEST_CASE("base names and per-thread symbols as the capture names them", "[captu
 
 namespace {
 
+/// A process-tree map (/2) of one process `pid` running `name`, holding `entries`.
+json tree_map(const std::string &name, long pid, json entries) {
+  return {{"schema", "cuparity.binding_map/2"},
+          {"package", {{"kind", "process"}, {"name", name}, {"version", nullptr}}},
+          {"command", {name}},
+          {"exit_status", 0},
+          {"environment", json::object()},
+          {"driver", {{"path", CUPARITY_SIMDRIVER}, {"version", 13000}}},
+          {"status", "ok"},
+          {"error", ""},
+          {"captured", "2026-12-03T12:00:00Z"},
+          {"packages", json::array()},
+          {"processes",
+           {{{"pid", pid},
+             {"image", 0},
+             {"ppid", 1},
+             {"forked", false},
+             {"exe", name},
+             {"argv", {name}},
+             {"environment", json::object()},
+             {"drivers", {CUPARITY_SIMDRIVER}},
+             {"packages", json::array()},
+             {"binds", 0},
+             {"requests", entries.size()},
+             {"unreadable_lines", 0}}}},
+          {"problems", json::array()},
+          {"entries", std::move(entries)}};
+}
+
 /// A process map (/2) binding the whole entry table at cuparity's ABIs by cuGetProcAddress, both
 /// stream-0 modes where the driver has a per-thread variant (as cudart asks, flags 0 and 2), plus,
 /// with `older`, the CUDA 2.0 ABIs PyTorch dlsyms (cuCtxPushCurrent, cuCtxPopCurrent,
@@ -381,31 +410,7 @@ std::string process_map(const std::string &name, bool older) {
     if (older && old_ones.count(std::string(e.name)))
       add(std::string(e.name), std::string(e.name), "dlsym");
   }
-  const json m{{"schema", "cuparity.binding_map/2"},
-               {"package", {{"kind", "process"}, {"name", name}, {"version", nullptr}}},
-               {"command", {name}},
-               {"exit_status", 0},
-               {"environment", json::object()},
-               {"driver", {{"path", CUPARITY_SIMDRIVER}, {"version", 13000}}},
-               {"status", "ok"},
-               {"error", ""},
-               {"captured", "2026-12-03T12:00:00Z"},
-               {"packages", json::array()},
-               {"processes",
-                {{{"pid", 100},
-                  {"image", 0},
-                  {"ppid", 1},
-                  {"forked", false},
-                  {"exe", name},
-                  {"argv", {name}},
-                  {"environment", json::object()},
-                  {"drivers", {CUPARITY_SIMDRIVER}},
-                  {"packages", json::array()},
-                  {"binds", 0},
-                  {"requests", 0},
-                  {"unreadable_lines", 0}}}},
-               {"problems", json::array()},
-               {"entries", entries}};
+  const json m = tree_map(name, 100, entries);
   const std::string path = scratch(name + ".map.json");
   std::ofstream(path) << m.dump(1);
   return path;
@@ -484,31 +489,7 @@ TEST_CASE("a per-thread request below its variant's version fails the audit, kno
                         {"result", 0},
                         {"status", 2}}}, // CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
                       {"count", 1}};
-  const json m{{"schema", "cuparity.binding_map/2"},
-               {"package", {{"kind", "process"}, {"name", "app"}, {"version", nullptr}}},
-               {"command", {"app"}},
-               {"exit_status", 0},
-               {"environment", json::object()},
-               {"driver", {{"path", CUPARITY_SIMDRIVER}, {"version", 13000}}},
-               {"status", "ok"},
-               {"error", ""},
-               {"captured", "2026-12-03T12:00:00Z"},
-               {"packages", json::array()},
-               {"processes",
-                {{{"pid", 7},
-                  {"image", 0},
-                  {"ppid", 1},
-                  {"forked", false},
-                  {"exe", "app"},
-                  {"argv", {"app"}},
-                  {"environment", json::object()},
-                  {"drivers", json::array()},
-                  {"packages", json::array()},
-                  {"binds", 0},
-                  {"requests", 1},
-                  {"unreadable_lines", 0}}}},
-               {"problems", json::array()},
-               {"entries", {entry}}};
+  const json m = tree_map("app", 7, json::array({entry}));
   const std::string path = scratch("too-old.json");
   std::ofstream(path) << m.dump();
   const map_audit_report r = audit(path);
