@@ -26,7 +26,11 @@ void add_audit_command(CLI::App &app, action &run);
 void add_capture_command(CLI::App &app, action &run);
 /// `compare A B`: run against run, from two summaries.
 void add_compare_command(CLI::App &app, action &run);
-/// `run` and `merge`; `argv` is recorded as provenance.
+/// `run MATRIX`; `argv` is recorded as provenance.
 void add_run_command(CLI::App &app, action &run, const std::vector<std::string> &argv);
+/// `merge MATRIX DIRS...`: one summary from shards; `argv` is recorded as provenance.
+void add_merge_command(CLI::App &app, action &run, const std::vector<std::string> &argv);
+/// `ctest MATRIX -o DIR`: a CTest suite, one test per cell.
+void add_ctest_command(CLI::App &app, action &run);
 
 } // namespace cuparity::cli

@@ -52,7 +52,10 @@ int main(int argc, char **argv) {
   cuparity::cli::add_probe_command(app, run);
   cuparity::cli::add_calibrate_command(app, run);
   cuparity::cli::add_faults_command(app, run);
-  cuparity::cli::add_run_command(app, run, std::vector<std::string>(argv, argv + argc));
+  const std::vector<std::string> args(argv, argv + argc);
+  cuparity::cli::add_run_command(app, run, args);
+  cuparity::cli::add_ctest_command(app, run);
+  cuparity::cli::add_merge_command(app, run, args);
   cuparity::cli::add_compare_command(app, run);
   cuparity::cli::add_audit_command(app, run);
   cuparity::cli::add_capture_command(app, run);

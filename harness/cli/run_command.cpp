@@ -1,4 +1,4 @@
-// `cuparity run MATRIX`: the main job; and `cuparity merge`: one verdict from several shards.
+// `cuparity run MATRIX`: the main job, every cell in its own process, then the verdict.
 #include "harness/cli/bounded_options.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/matrix/limits.hpp"
@@ -101,73 +101,10 @@ void add_run_subcommand(CLI::App &app, action &run_action, const std::vector<std
   cmd->callback([r, &run_action, argv] { run_action = [r, argv] { return run(*r, argv); }; });
 }
 
-void add_ctest_subcommand(CLI::App &app, action &run_action) {
-  struct ctest_cli {
-    std::string matrix, dir;
-    int gpu_count = 1;
-    std::vector<std::string> extra;
-  };
-  auto ct = std::make_shared<ctest_cli>();
-  auto *ctest = app.add_subcommand("ctest", "Write a CTest suite with one test per cell "
-                                            "(RESOURCE_GROUPS gpus:1) and a merge, for "
-                                            "`ctest -j --resource-spec-file`");
-  ctest->add_option("matrix", ct->matrix, "Matrix file")->required();
-  ctest->add_option("-o,--out", ct->dir, "Directory for the suite and its results")->required();
-  ctest->add_option("--gpu-count", ct->gpu_count, "Devices in the generated resource spec")
-      ->check(whole_number(1, limits::gpu_count_max));
-  ctest->add_option("--run-arg", ct->extra,
-                    "Extra argument for each cell's `cuparity run` "
-                    "(repeatable)");
-  ctest->callback([ct, &run_action] {
-    run_action = [ct] { return write_ctest_suite(ct->matrix, ct->dir, ct->gpu_count, ct->extra); };
-  });
-}
-
-void add_merge_subcommand(CLI::App &app, action &run_action, const std::vector<std::string> &argv) {
-  struct merge_cli {
-    std::string matrix, out, baseline, latency_baseline;
-    std::vector<std::string> dirs;
-    merge_scope scope;
-  };
-  auto mg = std::make_shared<merge_cli>();
-  auto *merge = app.add_subcommand("merge", "Join the results of shards (or re-summarise one run) "
-                                            "into one summary, as if run on one machine");
-  merge->add_option("matrix", mg->matrix, "The matrix the shards ran")->required();
-  merge->add_option("dirs", mg->dirs, "Result directories of the shards")->required();
-  merge->add_option("-o,--out", mg->out, "Output directory")->required();
-  merge->add_option("--baseline", mg->baseline, "Baseline file (overrides matrix.baseline)");
-  merge->add_option("--latency-baseline", mg->latency_baseline,
-                    "A previous summary.json for the latency comparison");
-  merge->add_option("--case", mg->scope.cases,
-                    "Judge only these cases (as `run --case`; default: the matrix's selection)");
-  merge->add_option("--cell", mg->scope.cells,
-                    "Judge only these cells (as `run --cell`; default: every cell)");
-  merge->add_flag("--force", mg->scope.force,
-                  "An --out holding another run: move its results.jsonl, summary.json and "
-                  "junit.xml aside (*.bak) instead of refusing");
-  merge->callback([mg, &run_action, argv] {
-    run_action = [mg, argv] {
-      std::optional<std::string> b, lb;
-      if (!mg->baseline.empty())
-        b = mg->baseline;
-      if (!mg->latency_baseline.empty())
-        lb = mg->latency_baseline;
-      for (const auto &c : mg->scope.cases)
-        if (!known_case_glob(c)) {
-          std::cerr << "cuparity merge: --case '" << c << "' names no case (see `cuparity list`)\n";
-          return exit_code::bad_input;
-        }
-      return summarize_results(mg->matrix, mg->dirs, mg->out, b, argv, lb, mg->scope);
-    };
-  });
-}
-
 } // namespace
 
 void add_run_command(CLI::App &app, action &run_action, const std::vector<std::string> &argv) {
   add_run_subcommand(app, run_action, argv);
-  add_ctest_subcommand(app, run_action);
-  add_merge_subcommand(app, run_action, argv);
 }
 
 } // namespace cuparity::cli
