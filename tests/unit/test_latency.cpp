@@ -685,8 +685,11 @@ target_cv = 0.000001
   CHECK(noise["over_target"].size() >= 1);
   REQUIRE(noise["reference"].is_object());
   CHECK(noise["reference"]["probe"] == "host.cpu_reference");
+  // Reported, whatever the host: a steady one can give three round medians equal to the sixth
+  // digit, a spread of exactly 0 (seen in a fresh-clone CI run at 9180e0e).
   CHECK(noise["reference"]["rcv_max"].get<double>() >= 0);
-  CHECK(noise["reference"]["cv_max"].get<double>() > 0);
+  CHECK(noise["reference"]["cv_max"].is_number());
+  CHECK(noise["reference"]["cv_max"].get<double>() >= 0);
   CHECK(noise["over_target"][0].contains("rcv"));
   CHECK(console.find(" of 2 probes spread beyond the") != std::string::npos);
   CHECK(console.find("the driver-free host.cpu_reference spread up to") != std::string::npos);
