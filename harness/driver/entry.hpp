@@ -1,4 +1,4 @@
-// Identifiers and static facts (name, ABI version) of the driver entries in entries.inl.
+// Identifiers and static facts (name, ABI version) of the driver entries (entries.list).
 #pragma once
 
 #include <cstddef>

@@ -18,11 +18,11 @@ struct entry {
   int per_thread_version = 0;
 };
 
-// The harness's entry table, when this checkout has it: every entry must resolve.
-#if __has_include("../../harness/driver/entries.inl")
+// The harness's entry table (generated with the simulated driver's own table from
+// harness/driver/entries.list: cmake/entry_tables.cmake): every entry must resolve.
 #define CUPARITY_ENTRY(base, abi, params) {#base, abi},
 const entry table_entries[] = {
-#include "../../harness/driver/entries.inl"
+#include "harness/driver/entries.inl"
 };
 #undef CUPARITY_ENTRY
 struct per_thread {
@@ -31,7 +31,7 @@ struct per_thread {
 };
 #define CUPARITY_PER_THREAD(base, version, suffix) {#base, version},
 const per_thread per_thread_entries[] = {
-#include "../../harness/driver/per_thread_entries.inl"
+#include "harness/driver/per_thread_entries.inl"
 };
 #undef CUPARITY_PER_THREAD
 const std::vector<entry> harness_entries = [] {
@@ -42,10 +42,6 @@ const std::vector<entry> harness_entries = [] {
         e.per_thread_version = p.version;
   return out;
 }();
-#else
-const std::vector<entry> harness_entries = {{"cuMemAlloc", 3020},
-                                            {"cuStreamSynchronize", 2000, 7000}};
-#endif
 
 // Numba's _find_api probing, including its two pins.
 void *probe_internal(const std::string &base, bool ptds) {

@@ -30,13 +30,15 @@ inline settings sim_settings(vars v, const std::string &driver = CUPARITY_SIMDRI
 }
 
 /// Runs the cuparity executable with exactly `env` plus PATH (no inherited binding variables).
-inline process_result run_cuparity(std::vector<std::string> args, vars env) {
+/// A run killed at `timeout` has exit code -1.
+inline process_result run_cuparity(std::vector<std::string> args, vars env,
+                                   std::chrono::seconds timeout = std::chrono::seconds(60)) {
   process_spec spec;
   spec.argv = {CUPARITY_EXE};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   env.try_emplace("PATH", "/usr/bin:/bin");
   spec.env = std::move(env);
-  spec.timeout = std::chrono::seconds(60);
+  spec.timeout = timeout;
   return run_process(spec);
 }
 

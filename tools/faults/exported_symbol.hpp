@@ -10,7 +10,7 @@
 
 namespace cuparity::faults {
 
-// One id per line of harness/driver/exported_symbols.inl, in that order.
+// One id per line of harness/driver/exported_symbols.inl (generated from entries.list), in order.
 enum class symbol_id : std::uint16_t {
 #define CUPARITY_EXPORTED_SYMBOL(sym) sym,
 #include "harness/driver/exported_symbols.inl"

@@ -40,7 +40,7 @@ const proc_row proc_table[] = {
 #define CUPARITY_SIM_PROC(base, abi, sym) {#base, abi, static_cast<int>(symbol_id::sym), no_symbol},
 #define CUPARITY_SIM_PROC_PT(base, abi, sym, ptsym)                                                \
   {#base, abi, static_cast<int>(symbol_id::sym), static_cast<int>(symbol_id::ptsym)},
-#include "proc_table.inl"
+#include "simdriver/proc_table.inl"
 #undef CUPARITY_SIM_PROC
 #undef CUPARITY_SIM_PROC_PT
 };

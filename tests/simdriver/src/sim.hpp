@@ -27,7 +27,7 @@
 
 namespace cuparity::sim {
 
-// ---- exported symbols (harness/driver/exported_symbols.inl is the single list)
+// ---- exported symbols (harness/driver/exported_symbols.inl, generated from entries.list)
 using faults::call_path;
 using faults::symbol_count;
 using faults::symbol_id;

@@ -26,7 +26,7 @@ import pytest
 CAPTURE_DIR = Path(__file__).resolve().parents[1]
 FIXTURES_DIR = CAPTURE_DIR / "fixtures"
 REPO = CAPTURE_DIR.parents[1]
-ENTRIES_INL = REPO / "harness" / "driver" / "entries.inl"
+ENTRIES_LIST = REPO / "harness" / "driver" / "entries.list"
 
 
 def _load(name: str, path: Path):
@@ -58,9 +58,10 @@ PER_THREAD_SUFFIXES = ("_v2_ptds", "_v2_ptsz", "_ptds", "_ptsz")
 
 
 def table_names() -> list:
-    """The entry names of harness/driver/entries.inl, parsed here independently of the doubles."""
-    text = re.sub(r"//[^\n]*", "", ENTRIES_INL.read_text(encoding="utf-8"))
-    return list(dict.fromkeys(re.findall(r"\bCUPARITY_ENTRY\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)", text)))
+    """The entry names of harness/driver/entries.list (the source of the generated table the
+    doubles read), parsed here independently of the doubles."""
+    lines = (line.split("#", 1)[0].strip() for line in ENTRIES_LIST.read_text(encoding="utf-8").splitlines())
+    return [line.split("=")[0].strip() for line in lines if line]
 
 
 def probe(name: str, per_thread: bool) -> list:
@@ -633,7 +634,8 @@ def test_fixtures_differ_exactly_in_the_per_thread_symbols(simdriver):
 def test_doubles_read_the_entry_table(monkeypatch):
     monkeypatch.setattr(sys, "dont_write_bytecode", True)  # no __pycache__ among the doubles
     entries = _load("cuparity_capture_double_entries", make_fixtures.DOUBLES / "_cuparity_entries.py")
-    assert entries.ENTRIES_PATH == ENTRIES_INL.resolve()
+    generated = make_fixtures.bin_dir().resolve().parent / entries.ENTRIES_RELATIVE
+    assert entries.ENTRIES_PATH == generated
     assert list(entries.NAMES) == table_names()
     by_name = {e.name: e for e in entries.ENTRIES}
     assert by_name["cuCtxCreate"].abi == 3020
@@ -657,16 +659,16 @@ def test_doubles_read_the_entry_table(monkeypatch):
 
 @pytest.mark.parametrize("package", ["cuda.bindings", "numba"])
 def test_doubles_without_the_entry_table_say_so(tmp_path, simdriver, package):
-    # A copy of the doubles outside a checkout: <copy root>/harness/driver/entries.inl is missing.
+    # A copy of the doubles in a checkout that was never built: the generated table is missing.
     root = tmp_path.resolve() / "checkout"
     doubles = root / "tools" / "capture" / "tests" / "doubles"
     shutil.copytree(make_fixtures.DOUBLES, doubles, ignore=shutil.ignore_patterns("__pycache__"))
-    rc, doc, stderr = run(tmp_path, package, simdriver, PYTHONPATH=str(doubles))
+    rc, doc, stderr = run(tmp_path, package, simdriver, PYTHONPATH=str(doubles), CUPARITY_BIN_DIR="")
     assert rc == 0, stderr
     assert "Traceback" not in stderr
     check_well_formed(doc)
     assert doc["status"] == "import_failed"
-    missing = root / "harness" / "driver" / "entries.inl"
+    missing = root / "build" / "generated" / "entry_tables" / "include" / "harness" / "driver" / "entries.inl"
     assert doc["error"].startswith(
         f"EntryTableError: cuparity test double: the driver entry table {missing} does not exist"
     ), doc["error"]

@@ -2,10 +2,12 @@
 // steady_clock busy-wait it replaced, the shared fault path, and whole calls through the shim.
 //
 //   build/bin/cuparity_fault_delay_bench                      # in-process figures
-//   CUPARITY_BENCH_SHIM=build/bin/libcuparity_fault_shim.so \
-//   CUPARITY_SHIM_TARGET=build/bin/libcuparity_simdriver.so \
-//   CUPARITY_SHIM_FAULTS='cuCtxGetCurrent:delay_ns=70@dlsym' \
+//   CUPARITY_BENCH_SHIM=build/bin/libcuparity_fault_shim.so
+//   CUPARITY_SHIM_TARGET=build/bin/libcuparity_simdriver.so
+//   CUPARITY_SHIM_FAULTS='cuCtxGetCurrent:delay_ns=70@dlsym'
 //     build/bin/cuparity_fault_delay_bench --benchmark_filter=shim   # one fault, through the shim
+//   (the three variables set in the environment of that last command; no line ends in a
+//   backslash, which in a // comment would continue it: -Wcomment)
 //
 // The added cost of a delay d is time(d) - time(0) of the same benchmark.
 #include "tools/faults/fault_set.hpp"

@@ -10,6 +10,7 @@ becomes c_void_p.
 import ctypes
 import importlib.util
 import os
+import re
 import sys
 from ctypes import POINTER, c_char, c_char_p, c_float, c_int, c_size_t, c_ubyte, c_uint, c_uint64, c_void_p
 
@@ -103,6 +104,9 @@ def _ctype(c_type: str):
     """The ctypes type of one C parameter type of entries.inl ("const char **", "CUcontext *")."""
     stars = c_type.count("*")
     base = " ".join(w for w in c_type.replace("*", " ").split() if w not in ("const", "volatile"))
+    # The table keeps cudaTypedefs.h's versioned names (CUdeviceptr_v2, CUdevice_v1): the ABIs it
+    # calls use the current layouts, which the unversioned names have.
+    base = re.sub(r"_v[0-9]+$", "", base)
     t = _C_TYPES.get(base, c_void_p)
     if stars and base == "void":
         t, stars = c_void_p, stars - 1
