@@ -25,7 +25,7 @@ const CUstream legacy_stream = CU_STREAM_LEGACY;
 const CUstream per_thread_stream = CU_STREAM_PER_THREAD;
 
 /// How long a meeting kernel waits for the other. Every "waits" pays it in full, under the GPU lock
-/// held exclusively (see the note above register_stream_cases), so it is serial time of the whole
+/// held exclusively (see the note above register_stream_semantics), so it is serial time of the whole
 /// matrix: 200 ms cost 8.5 s of the default matrix on an H200. Held exclusively, no other cell's
 /// work shares the GPU, and 50 ms still absorbs a launching thread descheduled for several ticks.
 constexpr unsigned long long meet_timeout_ns = 50'000'000ULL;
@@ -448,15 +448,14 @@ void callback_order(case_context &ctx) {
   ctx.expect(!early, "a host function ran before the 25 ms spin ahead of it finished");
 }
 
-} // namespace
-
 // The cases that ask whether two kernels run at once are exclusive (per GPU): no other cell's case
 // shares the GPU meanwhile. While they compared a spin against a margin, CU_STREAM_PER_THREAD
 // "waited" with 12 cells on one H200. With meeting kernels and no lock (3f81168), five runs of the
 // default matrix on the H200 failed stream.nonblocking.no_wait and stream.threads.overlap in every
 // per-thread cell and nowhere else: their kernels never met within 200 ms while other cells ran,
 // though a created stream and the per-thread stream did. Why is not known yet; alone they meet.
-CUPARITY_CASE_FILE(register_stream_cases) {
+/// The cases about the semantics of streams (the exclusive ones among them).
+void register_stream_semantics(case_registry &registry) {
   registry
       .add({"stream.create.flags_priorities", "flags, priority range and clamping",
             create_flags_priorities})
@@ -510,6 +509,10 @@ CUPARITY_CASE_FILE(register_stream_cases) {
       .uses({words_need(), E::cuLaunchKernel, E::cuCtxSynchronize, E::cuStreamSynchronize,
              E::cuMemcpyDtoH})
       .exclusive = true; // see the note above
+}
+
+/// The cases about ordering: events, callbacks and host functions.
+void register_stream_ordering(case_registry &registry) {
   registry
       .add({"stream.wait_event.ordering", "cuStreamWaitEvent orders work across streams",
             wait_event_ordering})
@@ -538,6 +541,13 @@ CUPARITY_CASE_FILE(register_stream_cases) {
       .uses(stream_needs())
       .uses({words_need(), E::cuLaunchKernel, E::cuLaunchHostFunc, E::cuStreamAddCallback,
              E::cuStreamSynchronize});
+}
+
+} // namespace
+
+CUPARITY_CASE_FILE(register_stream_cases) {
+  register_stream_semantics(registry);
+  register_stream_ordering(registry);
 }
 
 } // namespace cuparity::cases
