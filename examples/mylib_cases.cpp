@@ -13,32 +13,39 @@ namespace {
 
 using cuparity::entry_id;
 
-/// Device 0's primary context, retained and current on this thread while this lives. Pushed,
-/// not set: Numba's internal binding has cuCtxPushCurrent and cuCtxPopCurrent, not
-/// cuCtxSetCurrent, and a case must run under both bindings.
-class current_primary_context {
+/// Device 0's primary context, retained while this lives.
+class retained_primary_context {
 public:
-  explicit current_primary_context(cuparity::driver &d) : m_driver(d) {
-    d.cuInit(0);
+  explicit retained_primary_context(cuparity::driver &d) : m_driver(d) {
     d.cuDeviceGet(&m_dev, 0);
     d.cuDevicePrimaryCtxRetain(&m_ctx, m_dev);
-    if (CUresult rc = d.cuCtxPushCurrent.raw(m_ctx); rc != CUDA_SUCCESS) {
-      (void)d.cuDevicePrimaryCtxRelease.raw(m_dev);
-      d.cuCtxPushCurrent(m_ctx); // again, checked: throws the driver_error that names the call
-    }
   }
-  ~current_primary_context() {
-    CUcontext popped = nullptr;
-    (void)m_driver.cuCtxPopCurrent.raw(&popped); // destructors never throw: unchecked calls
-    (void)m_driver.cuDevicePrimaryCtxRelease.raw(m_dev);
-  }
-  current_primary_context(const current_primary_context &) = delete;
-  current_primary_context &operator=(const current_primary_context &) = delete;
+  ~retained_primary_context() { (void)m_driver.cuDevicePrimaryCtxRelease.raw(m_dev); }
+  retained_primary_context(const retained_primary_context &) = delete;
+  retained_primary_context &operator=(const retained_primary_context &) = delete;
+  [[nodiscard]] CUcontext get() const noexcept { return m_ctx; }
 
 private:
   cuparity::driver &m_driver;
   CUdevice m_dev = 0;
   CUcontext m_ctx = nullptr;
+};
+
+/// A context current on this thread while this lives. Pushed, not set: Numba's internal binding
+/// has cuCtxPushCurrent and cuCtxPopCurrent but not cuCtxSetCurrent, and a case runs under both
+/// bindings. Destructors never throw: they make unchecked (.raw) calls.
+class pushed_context {
+public:
+  pushed_context(cuparity::driver &d, CUcontext ctx) : m_driver(d) { d.cuCtxPushCurrent(ctx); }
+  ~pushed_context() {
+    CUcontext popped = nullptr;
+    (void)m_driver.cuCtxPopCurrent.raw(&popped);
+  }
+  pushed_context(const pushed_context &) = delete;
+  pushed_context &operator=(const pushed_context &) = delete;
+
+private:
+  cuparity::driver &m_driver;
 };
 
 class device_memory {
@@ -56,11 +63,14 @@ private:
   CUdeviceptr m_ptr = 0;
 };
 
-/// The case: checked facade calls throw a driver_error naming the call (an `error` outcome);
-/// expect() fails the case; observe() records what every cell of a group must agree on.
+/// The case: a checked facade call that fails throws a driver_error naming the call (outcome
+/// `fail`; out of memory is `resource_error`); expect() fails the case with its message;
+/// observe() records what every cell of a semantic group must agree on.
 void memory_roundtrip(cuparity::case_context &ctx) {
   cuparity::driver &d = ctx.drv();
-  current_primary_context primary(d);
+  d.cuInit(0);
+  const retained_primary_context primary(d);
+  const pushed_context current(d, primary.get());
   std::vector<std::uint32_t> sent(std::size_t{1} << 16);
   std::iota(sent.begin(), sent.end(), 0u);
   const std::size_t bytes = sent.size() * sizeof sent[0];
@@ -80,8 +90,8 @@ void memory_roundtrip(cuparity::case_context &ctx) {
 // marked spot), and a case launches it after loading it by that name.
 
 // The registration line: id, one line of what is checked, the body; then every driver function
-// the body calls (the facade checks the calls against it, and a binding that lacks one makes the
-// case not_supported rather than failed).
+// the body calls (checked before the body runs: a binding that lacks one makes the case
+// not_supported, and a call the list does not name is an error; docs/verdicts.md).
 CUPARITY_CASE_FILE(register_mylib_cases) {
   registry
       .add({"mylib.memory.roundtrip", "64 Ki words to the device and back, unchanged",
