@@ -9,13 +9,30 @@
 #   share/cuparity/matrices/             the shipped matrices, with baselines/
 #   share/doc/cuparity/                  README.md and docs/
 #
+# and, component `development` (cuparity as a library: README, "Your own cases and probes"):
+#
+#   include/cuparity/harness/...         every exported layer's headers, at their repository paths
+#   include/cuparity/backends/internal/  (so "harness/suite/case_registry.hpp" works as in-tree)
+#   include/cuparity/cases/kernels/
+#   lib/libcuparity_<layer>.a            the layers as static libraries, cuparity_cli among them:
+#                                        the whole runner, main() included
+#   lib/cmake/cuparity/                  cuparity-config.cmake (+ version, targets):
+#                                        find_package(cuparity) gives cuparity::main and
+#                                        cuparity::harness; cuparity_installed_libraries.cpp,
+#                                        which the config compiles into every executable linking
+#                                        cuparity::main, so that it finds lib/cuparity/ above
+#
 # The executable looks for its libraries beside itself first (the build tree, and the folder carried
 # to the GPU machine), then in lib/cuparity relative to its own folder (companion_library in
-# harness/config/config.cpp), so an installed tree needs no environment variable.
+# harness/config/config.cpp), so an installed tree needs no environment variable. A user's
+# executable linking cuparity::main looks there too, then in the prefix's lib/cuparity, which
+# cuparity-config.cmake computes from where it is found (so a moved prefix still works once the
+# user's project is configured again) and compiles into it.
 #
-# Component `cuparity` is the package. Component `simdriver` (the simulated driver, a test
-# artefact) is excluded from a plain install and from the DEB; the install test asks for it with
-# `cmake --install <build> --component simdriver`. Component `fault_shim`
+# Component `cuparity` is the package; component `development` is installed by a plain install
+# too, but not packaged (the DEB is the runner alone). Component `simdriver` (the simulated
+# driver, a test artefact) is excluded from a plain install and from the DEB; the install tests
+# ask for it with `cmake --install <build> --component simdriver`. Component `fault_shim`
 # (lib/cuparity/libcuparity_fault_shim.so, docs/fault-shim.md) likewise: a tool for putting faults
 # in front of a real driver, which no plain install should carry where a driver could be expected.
 include(GNUInstallDirs)
@@ -67,3 +84,40 @@ endif()
 
 install(TARGETS cuparity_fault_shim LIBRARY DESTINATION ${CUPARITY_INSTALL_PKGLIBDIR}
         PERMISSIONS ${cuparity_library_permissions} COMPONENT fault_shim EXCLUDE_FROM_ALL)
+
+# ---- the development files: every layer but the project's own cases, as static libraries with
+# their headers, and the CMake package. An exported target's dependencies must be exported with
+# it, so the export set is the whole closure under cuparity_cli (cuparity::main).
+set(CUPARITY_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/cuparity")
+get_property(cuparity_layers GLOBAL PROPERTY CUPARITY_LAYERS)
+list(REMOVE_ITEM cuparity_layers cases)
+set(cuparity_exported cuparity_harness)
+foreach(layer IN LISTS cuparity_layers)
+  list(APPEND cuparity_exported cuparity_${layer})
+  get_target_property(folder cuparity_${layer} CUPARITY_FOLDER)
+  install(DIRECTORY ${CMAKE_SOURCE_DIR}/${folder}/
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cuparity/${folder} COMPONENT development
+          FILES_MATCHING PATTERN "*.hpp" PATTERN "*.inl")
+endforeach()
+# The generated entry tables (cmake/entry_tables.cmake) sit beside the driver layer's headers.
+install(DIRECTORY ${CUPARITY_ENTRY_TABLES}/include/harness/driver/
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cuparity/harness/driver COMPONENT development
+        FILES_MATCHING PATTERN "*.inl")
+install(TARGETS ${cuparity_exported} EXPORT cuparity-targets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development)
+install(EXPORT cuparity-targets NAMESPACE cuparity:: DESTINATION ${CUPARITY_INSTALL_CMAKEDIR}
+        COMPONENT development)
+
+include(CMakePackageConfigHelpers)
+# The toolkit whose cuda.h the layers were compiled against: where the config looks first.
+get_filename_component(CUPARITY_BUILT_CUDA_ROOT "${CUDAToolkit_BIN_DIR}" DIRECTORY)
+configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/cuparity-config.cmake.in
+  ${CMAKE_BINARY_DIR}/cuparity-config.cmake INSTALL_DESTINATION ${CUPARITY_INSTALL_CMAKEDIR}
+  PATH_VARS CUPARITY_INSTALL_PKGLIBDIR)
+# 0.x: a minor release may change what a case sees.
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/cuparity-config-version.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/cuparity-config.cmake
+              ${CMAKE_BINARY_DIR}/cuparity-config-version.cmake
+              ${CMAKE_SOURCE_DIR}/cmake/cuparity_installed_libraries.cpp
+        DESTINATION ${CUPARITY_INSTALL_CMAKEDIR} COMPONENT development)

@@ -6,6 +6,7 @@
 # a link to its folder and nothing else. A library therefore sees exactly the folders of the
 # libraries it links (transitively, PUBLIC), and an #include of a layer it does not depend on fails
 # to compile with "No such file or directory". docs/architecture.md draws the arrows.
+include(GNUInstallDirs)
 
 # cuparity_layer(NAME FOLDER <repo-relative folder> [SOURCES ...] [DEPENDS layer ...]
 #                [LIBS target ...] [KIND STATIC|OBJECT])
@@ -23,7 +24,12 @@ function(cuparity_layer name)
     set(scope INTERFACE)
   endif()
   add_library(cuparity_${name} ${L_KIND} ${L_SOURCES})
-  target_include_directories(cuparity_${name} ${scope} ${root})
+  # Installed (cmake/install.cmake), the headers keep their repository paths under
+  # include/cuparity, so the same #include lines work in a user's project.
+  target_include_directories(cuparity_${name} ${scope} $<BUILD_INTERFACE:${root}>
+                             $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/cuparity>)
+  target_compile_features(cuparity_${name} ${scope} cxx_std_20)
+  set_target_properties(cuparity_${name} PROPERTIES EXPORT_NAME ${name} CUPARITY_FOLDER ${L_FOLDER})
   set(deps)
   foreach(d IN LISTS L_DEPENDS)
     list(APPEND deps cuparity_${d})

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <system_error>
+#include <vector>
 
 namespace cuparity {
 namespace fs = std::filesystem;
@@ -22,13 +23,29 @@ std::string executable_dir() {
 #define CUPARITY_PKGLIBDIR_FROM_BINDIR "../lib/cuparity"
 #endif
 
+namespace {
+// Function-local: registrations run in static initialisers of other translation units.
+std::vector<fs::path> &registered_companion_folders() {
+  static std::vector<fs::path> folders;
+  return folders;
+}
+} // namespace
+
+void add_companion_folder(std::string folder) {
+  registered_companion_folders().emplace_back(std::move(folder));
+}
+
 std::string companion_library(const std::string &exe_dir, const std::string &file) {
   std::error_code ec;
-  fs::path beside = fs::path(exe_dir) / file;
-  fs::path installed =
-      (fs::path(exe_dir) / CUPARITY_PKGLIBDIR_FROM_BINDIR / file).lexically_normal();
-  return !fs::exists(beside, ec) && fs::exists(installed, ec) ? installed.string()
-                                                              : beside.string();
+  const fs::path beside = fs::path(exe_dir) / file;
+  std::vector<fs::path> candidates{
+      beside, (fs::path(exe_dir) / CUPARITY_PKGLIBDIR_FROM_BINDIR / file).lexically_normal()};
+  for (const auto &folder : registered_companion_folders())
+    candidates.push_back((folder / file).lexically_normal());
+  for (const auto &c : candidates)
+    if (fs::exists(c, ec))
+      return c.string();
+  return beside.string();
 }
 
 settings read_settings(const env_lookup &env, const std::string &exe_dir) {

@@ -49,8 +49,20 @@ struct effective_config {
 /// Directory of the running executable (for files installed next to it).
 [[nodiscard]] std::string executable_dir();
 
-/// A library cuparity ships: beside the executable (build tree) or, when only that exists, in
-/// the installed layout's lib/cuparity next to bin/. The first when neither exists.
+/// A library cuparity ships: beside the executable (build tree), else in the installed layout's
+/// lib/cuparity next to bin/, else in a folder named by add_companion_folder (in that order). The
+/// first when none has it.
 [[nodiscard]] std::string companion_library(const std::string &exe_dir, const std::string &file);
+
+/// One more folder companion_library looks in, after the two beside the executable. A user's
+/// executable linking cuparity::main lives in the user's build folder, far from the installed
+/// prefix: the CMake package compiles a registration of the prefix's lib/cuparity into it
+/// (cmake/cuparity_installed_libraries.cpp.in), so it finds the installed plugins on its own.
+void add_companion_folder(std::string folder);
+
+/// Registration from a static initialiser (before main), as the CMake package's source does.
+struct companion_folder_registrar {
+  explicit companion_folder_registrar(const char *folder) { add_companion_folder(folder); }
+};
 
 } // namespace cuparity

@@ -7,73 +7,18 @@
 # appear in a RUNPATH or in what the installed executable reports.
 #
 #   cmake -DBUILD_DIR=<build> -DSOURCE_DIR=<source> [-DREADELF=<readelf>] -P install_from_prefix.cmake
-foreach(v BUILD_DIR SOURCE_DIR)
-  if(NOT DEFINED ${v})
-    message(FATAL_ERROR "${v} is required")
-  endif()
-  file(REAL_PATH "${${v}}" ${v})
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/install_support.cmake)
 if(NOT READELF)
   find_program(READELF readelf REQUIRED)
 endif()
 
-function(fail what)
-  message(FATAL_ERROR "install_from_prefix: ${what}\n(kept for inspection: ${tmp})")
-endfunction()
-
-# True when `path` is `root` or inside it.
-function(is_within out path root)
-  string(LENGTH "${root}/" n)
-  string(SUBSTRING "${path}/" 0 ${n} head)
-  if(head STREQUAL "${root}/")
-    set(${out} TRUE PARENT_SCOPE)
-  else()
-    set(${out} FALSE PARENT_SCOPE)
-  endif()
-endfunction()
-
-# ---- a fresh temporary folder, outside both trees
-set(tmp_root "$ENV{TMPDIR}")
-if(NOT tmp_root)
-  set(tmp_root /tmp)
-endif()
-file(REAL_PATH "${tmp_root}" tmp_root)
-string(RANDOM LENGTH 10 ALPHABET abcdefghijklmnopqrstuvwxyz0123456789 suffix)
-set(tmp "${tmp_root}/cuparity-install-${suffix}")
-foreach(root "${SOURCE_DIR}" "${BUILD_DIR}")
-  is_within(inside "${tmp}" "${root}")
-  if(inside)
-    message(FATAL_ERROR "the temporary folder ${tmp} lies in ${root}: set TMPDIR elsewhere")
-  endif()
-endforeach()
+fresh_temporary_folder(tmp install)
 set(prefix "${tmp}/prefix")
 set(work "${tmp}/work")
 file(MAKE_DIRECTORY "${prefix}" "${work}")
-
-# ---- no inherited library path, preload or binding/simulator variable
-unset(ENV{LD_LIBRARY_PATH})
-unset(ENV{LD_PRELOAD})
-unset(ENV{CUDA_VISIBLE_DEVICES})
-execute_process(COMMAND "${CMAKE_COMMAND}" -E environment OUTPUT_VARIABLE environment)
-string(REGEX MATCHALL "(^|\n)(CUPARITY_|NUMBA_CUDA_|CUDA_PYTHON_)[A-Za-z0-9_]*=" names
-       "${environment}")
-foreach(n IN LISTS names)
-  string(REGEX REPLACE "^\n?(.*)=$" "\\1" n "${n}")
-  unset(ENV{${n}})
-endforeach()
-
-# ---- install: the package's files, then the simulated driver and the fault shim (components)
-foreach(component "" simdriver fault_shim)
-  set(args)
-  if(component)
-    set(args --component ${component})
-  endif()
-  execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}" ${args}
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(NOT rc EQUAL 0)
-    fail("cmake --install ${args} failed (${rc}):\n${out}")
-  endif()
-endforeach()
+clear_inherited_environment()
+# The package's files, then the simulated driver and the fault shim (components).
+install_build("${prefix}" simdriver fault_shim)
 
 set(exe "${prefix}/bin/cuparity")
 set(pkglib "${prefix}/lib/cuparity")
@@ -118,35 +63,8 @@ endforeach()
 
 # ---- run the installed executable from outside both trees
 function(cuparity out_var)
-  execute_process(COMMAND "${exe}" ${ARGN} WORKING_DIRECTORY "${work}" RESULT_VARIABLE rc
-                  OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
-  if(NOT rc EQUAL 0)
-    list(JOIN ARGN " " command)
-    fail("cuparity ${command} exited ${rc}\nstdout:\n${stdout}\nstderr:\n${stderr}")
-  endif()
+  run_checked(stdout "${exe}" ${ARGN})
   set(${out_var} "${stdout}" PARENT_SCOPE)
-endfunction()
-
-# No path of either tree may show in anything the installed executable reports.
-function(check_no_tree_paths what text)
-  foreach(root "${SOURCE_DIR}" "${BUILD_DIR}")
-    string(FIND "${text}" "${root}" at)
-    if(at GREATER -1)
-      string(SUBSTRING "${text}" ${at} 200 around)
-      fail("${what} names the tree ${root}: ...${around}")
-    endif()
-  endforeach()
-endfunction()
-
-function(expect_json json what expected)
-  string(JSON value ERROR_VARIABLE err GET "${json}" ${what})
-  if(err)
-    fail("${what}: ${err}")
-  endif()
-  string(REPLACE ";" "." name "${what}")
-  if(NOT value STREQUAL expected)
-    fail("${name} is '${value}', expected '${expected}'")
-  endif()
 endfunction()
 
 cuparity(listing list)

@@ -1,9 +1,12 @@
-// Reading the binding variables: defaults, garbage, "0", NUMBA_CUDA_DRIVER validation.
+// Reading the binding variables: defaults, garbage, "0", NUMBA_CUDA_DRIVER validation; where
+// companion libraries are found.
 #include "harness/config/config.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
+#include <initializer_list>
 
 using namespace cuparity;
 using test::lookup;
@@ -83,4 +86,46 @@ TEST_CASE("include path and nvidia backend path come from their variables", "[co
       lookup({{var::include_path, "/x/include"}, {var::nvidia_backend, "/y.so"}}), ".");
   CHECK(s.include_path == "/x/include");
   CHECK(s.nvidia_backend_path == "/y.so");
+}
+
+namespace {
+
+/// A fresh folder holding the named (empty) files, under the system's temporary folder.
+std::filesystem::path companion_tree(const std::string &name,
+                                     std::initializer_list<std::string> files) {
+  auto root = std::filesystem::temp_directory_path() / "cuparity-companions" / name;
+  std::filesystem::remove_all(root);
+  for (const auto &f : files) {
+    std::filesystem::create_directories((root / f).parent_path());
+    std::ofstream(root / f) << "";
+  }
+  return root;
+}
+
+} // namespace
+
+TEST_CASE("a companion library: beside the executable, then ../lib/cuparity", "[config]") {
+  auto both = companion_tree("both", {"bin/libx.so", "lib/cuparity/libx.so"});
+  CHECK(companion_library((both / "bin").string(), "libx.so") == (both / "bin/libx.so").string());
+  auto installed = companion_tree("installed", {"bin/.keep", "lib/cuparity/libx.so"});
+  CHECK(companion_library((installed / "bin").string(), "libx.so") ==
+        (installed / "lib/cuparity/libx.so").string());
+  // Found nowhere: the path beside the executable, which the error then names.
+  CHECK(companion_library((installed / "bin").string(), "liby.so") ==
+        (installed / "bin/liby.so").string());
+}
+
+TEST_CASE("a user's executable finds the installed prefix's libraries through a registered "
+          "folder, after the two beside it",
+          "[config]") {
+  auto prefix = companion_tree("prefix", {"lib/cuparity/libcuparity_registered_only.so",
+                                          "lib/cuparity/libcuparity_registered_both.so"});
+  auto user = companion_tree("user-build", {"libcuparity_registered_both.so"});
+  CHECK(companion_library(user.string(), "libcuparity_registered_only.so") ==
+        (user / "libcuparity_registered_only.so").string());
+  add_companion_folder((prefix / "lib/cuparity").string());
+  CHECK(companion_library(user.string(), "libcuparity_registered_only.so") ==
+        (prefix / "lib/cuparity/libcuparity_registered_only.so").string());
+  CHECK(companion_library(user.string(), "libcuparity_registered_both.so") ==
+        (user / "libcuparity_registered_both.so").string());
 }
