@@ -258,7 +258,7 @@ void function_attributes(case_context &ctx) {
     value[name] = v;
   }
   // Facts the values must agree with, so a driver that reports them wrongly in every cell alike
-  // still fails: the cubin is built for this device's architecture (basic.cubin, sm_90), and no
+  // still fails: the cubin is the one built for this device's architecture (basic.cubin), and no
   // function allows more threads per block than the device.
   int major = 0, minor = 0, device_max = 0;
   d.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, pc.device());

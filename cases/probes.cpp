@@ -2,7 +2,7 @@
 // pointer or the other backend's pointer, block by block) and one registration line. Names follow
 // cuda-python's benchmark cases where one exists, so figures can be set side by side
 // (docs/latency.md).
-#include "cases/kernels/kernel_images.hpp"
+#include "harness/suite/device_architecture.hpp"
 #include "harness/suite/probe_registry.hpp"
 #include "harness/toolchain/nvrtc.hpp"
 
@@ -162,7 +162,7 @@ void memcpy_htod_64mib(probe_state &s, probe_env &e) {
 void module_load_cubin(probe_state &s, probe_env &e) {
   auto load = s.bind(e.drv.cuModuleLoadData);
   auto unload = s.bind(e.drv.cuModuleUnload);
-  const void *image = find_kernel_image("basic.cubin").data.data();
+  const void *image = kernel_image_for_device("basic.cubin").data.data();
   CUmodule m = nullptr;
   for (auto _ : s) {
     load(&m, image);
@@ -174,8 +174,10 @@ void module_load_cubin(probe_state &s, probe_env &e) {
 void nvrtc_compile_small(probe_state &s, probe_env &) {
   const std::string source = "extern \"C\" __global__ void k(float *p) { p[threadIdx.x] *= 2; }\n";
   auto &compiler = nvrtc::instance();
+  const std::string arch =
+      "--gpu-architecture=compute_" + std::to_string(device_architecture().sm());
   for (auto _ : s) {
-    auto out = compiler.compile(source, "small.cu", {"--gpu-architecture=compute_90"});
+    auto out = compiler.compile(source, "small.cu", {arch});
     keep(out.ptx.data());
   }
 }
@@ -200,6 +202,7 @@ void host_cpu_reference(probe_state &s, probe_env &) {
 } // namespace
 
 CUPARITY_PROBE_FILE(register_probes) {
+  registry.set_fixture_image("basic.cubin"); // the module of probe_env: cuparity_empty, args16
   registry.add("launch.empty_kernel", probe_kind::host, launch_empty).calls_per_iteration =
       launch_batch;
   registry.add("launch.args16", probe_kind::host, launch_args16).calls_per_iteration = launch_batch;

@@ -1,7 +1,7 @@
 // RAII helpers for cases (see support.hpp).
 #include "cases/support.hpp"
 
-#include "cases/kernels/kernel_images.hpp"
+#include "harness/suite/device_architecture.hpp"
 
 #include <vector>
 
@@ -100,7 +100,7 @@ device_buffer::~device_buffer() {
 }
 
 loaded_module::loaded_module(driver &d, std::string_view embedded_image)
-    : loaded_module(d, image_bytes{find_kernel_image(embedded_image).data.data()}) {}
+    : loaded_module(d, image_bytes{kernel_image_for_device(embedded_image).data.data()}) {}
 
 loaded_module::loaded_module(driver &d, image_bytes image) : m_driver(d) {
   try {
@@ -116,7 +116,7 @@ loaded_module::loaded_module(driver &d, image_bytes image) : m_driver(d) {
 loaded_module::loaded_module(driver &d, std::string_view embedded_image,
                              std::vector<CUjit_option> options, std::vector<void *> values)
     : m_driver(d) {
-  d.cuModuleLoadDataEx(&m_mod, find_kernel_image(embedded_image).data.data(),
+  d.cuModuleLoadDataEx(&m_mod, kernel_image_for_device(embedded_image).data.data(),
                        static_cast<unsigned int>(options.size()), options.data(), values.data());
 }
 

@@ -115,8 +115,9 @@ struct image_bytes {
   const void *data;
 };
 
-/// A module loaded from an embedded image ("basic.cubin", "basic.ptx", "basic.fatbin") or from
-/// image bytes. (Not a `const void*` overload: a string literal would silently pick it.)
+/// A module loaded from a registered kernel image ("basic.cubin", "basic.ptx", "basic.fatbin":
+/// the one for this process's device, harness/suite/device_architecture.hpp) or from image bytes.
+/// (Not a `const void*` overload: a string literal would silently pick it.)
 /// Named loaded_module, not module: `module` is a C++20 keyword (clang-format mangles it).
 class loaded_module {
 public:

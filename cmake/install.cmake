@@ -20,7 +20,9 @@
 #                                        find_package(cuparity) gives cuparity::main and
 #                                        cuparity::harness; cuparity_installed_libraries.cpp,
 #                                        which the config compiles into every executable linking
-#                                        cuparity::main, so that it finds lib/cuparity/ above
+#                                        cuparity::main, so that it finds lib/cuparity/ above;
+#                                        kernels.cmake (cuparity_add_kernels: a project's own
+#                                        device code, registered in the kernel registry)
 #
 # The executable looks for its libraries beside itself first (the build tree, and the folder carried
 # to the GPU machine), then in lib/cuparity relative to its own folder (companion_library in
@@ -90,7 +92,7 @@ install(TARGETS cuparity_fault_shim LIBRARY DESTINATION ${CUPARITY_INSTALL_PKGLI
 # it, so the export set is the whole closure under cuparity_cli (cuparity::main).
 set(CUPARITY_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/cuparity")
 get_property(cuparity_layers GLOBAL PROPERTY CUPARITY_LAYERS)
-list(REMOVE_ITEM cuparity_layers cases)
+list(REMOVE_ITEM cuparity_layers cases kernels)
 set(cuparity_exported cuparity_harness)
 foreach(layer IN LISTS cuparity_layers)
   list(APPEND cuparity_exported cuparity_${layer})
@@ -120,4 +122,5 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/cuparity-config-version.cma
 install(FILES ${CMAKE_BINARY_DIR}/cuparity-config.cmake
               ${CMAKE_BINARY_DIR}/cuparity-config-version.cmake
               ${CMAKE_SOURCE_DIR}/cmake/cuparity_installed_libraries.cpp
+              ${CMAKE_SOURCE_DIR}/cmake/kernels.cmake ${CMAKE_SOURCE_DIR}/cmake/embed_kernels.cmake
         DESTINATION ${CUPARITY_INSTALL_CMAKEDIR} COMPONENT development)

@@ -3,7 +3,9 @@
 #include "harness/driver/driver.hpp"
 #include "harness/suite/case_context.hpp"
 #include "harness/suite/case_registry.hpp"
+#include "harness/suite/device_architecture.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -83,11 +85,47 @@ void memory_roundtrip(cuparity::case_context &ctx) {
   ctx.observe("last_word", back.back());
 }
 
-} // namespace
+/// The project's kernel image for this device (the registry picks the cubin of its architecture),
+/// loaded while this lives.
+class loaded_image {
+public:
+  loaded_image(cuparity::driver &d, const char *name) : m_driver(d) {
+    d.cuModuleLoadData(&m_module, cuparity::kernel_image_for_device(name).data.data());
+  }
+  ~loaded_image() { (void)m_driver.cuModuleUnload.raw(m_module); }
+  loaded_image(const loaded_image &) = delete;
+  loaded_image &operator=(const loaded_image &) = delete;
+  [[nodiscard]] CUmodule get() const noexcept { return m_module; }
 
-// ---- KERNEL REGISTRATION GOES HERE (issue 26): once the suite layer's kernel-image registry
-// exists, this file registers the project's own kernel image by name (built by CMakeLists.txt's
-// marked spot), and a case launches it after loading it by that name.
+private:
+  cuparity::driver &m_driver;
+  CUmodule m_module = nullptr;
+};
+
+/// The project's own kernel, from its own registered image, fills a buffer.
+void kernel_fill(cuparity::case_context &ctx) {
+  cuparity::driver &d = ctx.drv();
+  d.cuInit(0);
+  const retained_primary_context primary(d);
+  const pushed_context current(d, primary.get());
+  const loaded_image image(d, "mylib_kernels.cubin");
+  CUfunction fill = nullptr;
+  d.cuModuleGetFunction(&fill, image.get(), "cuparity_fill_u32");
+  unsigned long long n = 4096;
+  unsigned int value = 0x5eedu;
+  device_memory buffer(d, n * sizeof(unsigned int));
+  CUdeviceptr out = buffer.get();
+  void *args[] = {&out, &value, &n};
+  d.cuLaunchKernel(fill, 16, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr);
+  d.cuCtxSynchronize();
+  std::vector<unsigned int> back(n);
+  d.cuMemcpyDtoH(back.data(), out, n * sizeof(unsigned int));
+  ctx.expect(std::all_of(back.begin(), back.end(), [&](unsigned int w) { return w == value; }),
+             "the kernel left words other than the value it was given");
+  ctx.observe("words", back.size());
+}
+
+} // namespace
 
 // The registration line: id, one line of what is checked, the body; then every driver function
 // the body calls (checked before the body runs: a binding that lacks one makes the case
@@ -100,6 +138,14 @@ CUPARITY_CASE_FILE(register_mylib_cases) {
              entry_id::cuDevicePrimaryCtxRelease, entry_id::cuCtxPushCurrent,
              entry_id::cuCtxPopCurrent, entry_id::cuMemAlloc, entry_id::cuMemFree,
              entry_id::cuMemcpyHtoD, entry_id::cuMemcpyDtoH});
+  registry
+      .add({"mylib.kernel.fill", "the project's own kernel, from its registered image, fills words",
+            kernel_fill})
+      .uses({entry_id::cuInit, entry_id::cuDeviceGet, entry_id::cuDevicePrimaryCtxRetain,
+             entry_id::cuDevicePrimaryCtxRelease, entry_id::cuCtxPushCurrent,
+             entry_id::cuCtxPopCurrent, entry_id::cuModuleLoadData, entry_id::cuModuleUnload,
+             entry_id::cuModuleGetFunction, entry_id::cuMemAlloc, entry_id::cuMemFree,
+             entry_id::cuLaunchKernel, entry_id::cuCtxSynchronize, entry_id::cuMemcpyDtoH});
 }
 
 } // namespace mylib

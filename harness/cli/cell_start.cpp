@@ -8,6 +8,7 @@
 #include "harness/driver/driver_json.hpp"
 #include "harness/protocol/events.hpp"
 #include "harness/protocol/exit_codes.hpp"
+#include "harness/suite/device_architecture.hpp"
 
 #include <chrono>
 #include <iostream>
@@ -58,8 +59,7 @@ void retain_tolerant(driver &d, started_process &p) {
   }
 }
 
-nlohmann::json cell_start_event(const started_process &p, driver &d) {
-  driver_facts facts = query_driver_facts(d);
+nlohmann::json cell_start_event(const started_process &p, const driver_facts &facts) {
   return make_event(event_kind::cell_start,
                     {{"pid", static_cast<long>(getpid())},
                      {"config", to_json(p.sess->config())},
@@ -81,9 +81,13 @@ started_process start_process(const event_stream &events, const char *command, s
       retain_checked(d, p);
     else
       retain_tolerant(d, p);
+    // The one reading of the device's compute capability: the kernel images every case and the
+    // probes' fixture load are the ones for it (harness/suite/device_architecture.hpp).
+    const driver_facts facts = query_driver_facts(d);
+    note_device_architecture(facts);
     if (before_start)
       before_start(d, p);
-    events.write(cell_start_event(p, d));
+    events.write(cell_start_event(p, facts));
   } catch (const driver_error &e) {
     // A function the process needs to start that the binding under test does not bind (a map
     // without cuInit, cuDeviceGet or cuDevicePrimaryCtxRetain, or with no entries at all): the

@@ -1,6 +1,5 @@
 // `cuparity probe`: a probe process. It runs the latency probes in this process (one round of one
 // cell, or with --serve a round per command) and writes one JSON event per probe and series.
-#include "cases/kernels/kernel_images.hpp"
 #include "harness/cli/bounded_options.hpp"
 #include "harness/cli/cell_start.hpp"
 #include "harness/cli/commands.hpp"
@@ -8,6 +7,7 @@
 #include "harness/protocol/event_stream.hpp"
 #include "harness/protocol/events.hpp"
 #include "harness/protocol/exit_codes.hpp"
+#include "harness/suite/probe_fixture.hpp"
 #include "harness/suite/probe_registry.hpp"
 #include "harness/suite/probe_runner.hpp"
 
@@ -54,24 +54,6 @@ void pin_cpu(int wanted) {
   CPU_SET(cpu, &one);
   if (sched_setaffinity(0, sizeof one, &one) != 0)
     std::cerr << "cuparity probe: cannot pin to CPU " << cpu << "; running unpinned\n";
-}
-
-/// What the probes share, set up once the primary context is retained: the context current, the
-/// project's kernels loaded, a non-blocking stream. Checked calls: a failure ends the start.
-probe_env open_probe_env(driver &d, const started_process &p) {
-  probe_env env{d};
-  env.dev = p.dev;
-  env.ctx = p.primary;
-  d.cuCtxSetCurrent(env.ctx);
-  d.cuModuleLoadData(&env.module, find_kernel_image("basic.cubin").data.data());
-  d.cuStreamCreate(&env.stream, CU_STREAM_NON_BLOCKING);
-  return env;
-}
-
-void close_probe_env(const probe_env &env) {
-  (void)env.drv.cuStreamDestroy.raw(env.stream);
-  (void)env.drv.cuModuleUnload.raw(env.module);
-  (void)env.drv.cuDevicePrimaryCtxRelease.raw(env.dev);
 }
 
 /// cell.startup: what a fresh process pays before its first useful call (a probe like the others
@@ -124,9 +106,10 @@ int run_probe_process(const probe_process_options &opt) {
   pin_cpu(opt.cpu);
   const event_stream events(opt.events_fd);
   std::optional<probe_env> env;
-  const started_process start = start_process(
-      events, "probe", startup_calls::checked,
-      [&](driver &d, const started_process &p) { env.emplace(open_probe_env(d, p)); });
+  const started_process start = start_process(events, "probe", startup_calls::checked,
+                                              [&](driver &d, const started_process &p) {
+                                                env.emplace(open_probe_env(d, p.dev, p.primary));
+                                              });
   if (!start.started())
     return start.exit_code;
   write_startup_sample(opt, start, events);

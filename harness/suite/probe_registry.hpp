@@ -56,9 +56,14 @@ public:
   /// Whether `glob` names any probe as select() matches it, or cell.startup, which a probe
   /// process measures on itself without a registration (a matrix's probes must name one).
   [[nodiscard]] bool matches_any(const std::string &glob) const;
+  /// The kernel image probe_env's module is loaded from ("basic.cubin"), for the device's
+  /// architecture (probe_fixture.hpp); "" (the default) loads none.
+  void set_fixture_image(std::string name) { m_fixture_image = std::move(name); }
+  [[nodiscard]] const std::string &fixture_image() const noexcept { return m_fixture_image; }
 
 private:
   std::vector<probe_def> m_probes;
+  std::string m_fixture_image;
 };
 
 struct probe_file_registrar {

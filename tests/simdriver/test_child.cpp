@@ -1,6 +1,7 @@
 // Helper process for the simulated driver's tests: started by fork+exec (posix_spawn) so each
 // run reads its own CUPARITY_SIM_* configuration, and so IPC crosses a real process boundary.
 // Usage: cuparity_simdriver_child <driver library> <scenario> [argument]; prints key=value lines.
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -8,6 +9,8 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <dlfcn.h>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <unistd.h>
 
@@ -169,6 +172,37 @@ int hold_objects(const std::string &how) {
   return 0;
 }
 
+// The device's compute capability under CUPARITY_SIM_COMPUTE_CAPABILITY, then cuModuleLoadData
+// and cuModuleLoadDataEx of each image file named in `paths` (comma-separated): load_<i>=CUresult.
+int arch(const std::string &paths) {
+  const CUresult init = CALL(cuInit, cuInit_v2000)(0);
+  print("init", init);
+  if (init != CUDA_SUCCESS)
+    return 0;
+  int major = -1, minor = -1;
+  CALL(cuDeviceComputeCapability, cuDeviceComputeCapability_v2000)(&major, &minor, 0);
+  print("cc", major * 10 + minor);
+  CALL(cuDeviceGetAttribute, cuDeviceGetAttribute_v2000)
+  (&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0);
+  CALL(cuDeviceGetAttribute, cuDeviceGetAttribute_v2000)
+  (&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0);
+  print("cc_attribute", major * 10 + minor);
+  make_current();
+  std::size_t start = 0;
+  for (int i = 0; start <= paths.size() && !paths.empty(); ++i) {
+    const std::size_t comma = std::min(paths.find(',', start), paths.size());
+    std::ifstream in(paths.substr(start, comma - start), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CUmodule m = nullptr;
+    const CUresult rc = CALL(cuModuleLoadData, cuModuleLoadData_v2000)(&m, bytes.c_str());
+    print(("load_" + std::to_string(i)).c_str(), rc);
+    if (rc == CUDA_SUCCESS)
+      CALL(cuModuleUnload, cuModuleUnload_v2000)(m);
+    start = comma + 1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     std::fprintf(stderr, "usage: %s <driver library> <scenario> [argument]\n", argv[0]);
@@ -192,6 +226,8 @@ int main(int argc, char **argv) {
     return ipc_event(arg);
   if (scenario == "hold")
     return hold_objects(arg);
+  if (scenario == "arch")
+    return arch(arg);
   std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
   return 2;
 }

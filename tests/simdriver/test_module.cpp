@@ -210,4 +210,46 @@ TEST_CASE("images built by nvcc: cubin, fatbin and PTX", "[module][nvcc]") {
     REQUIRE(SIM(cuModuleUnload, cuModuleUnload_v2000)(m) == CUDA_SUCCESS);
   }
 }
+
+// CUPARITY_SIM_COMPUTE_CAPABILITY sets the device's architecture, and images for another one are
+// refused as the real driver refuses them: a cubin only on its own major (minor no newer), PTX
+// on its own architecture or newer, a fatbin when one of its members fits.
+TEST_CASE("compute capability: images for another architecture are refused", "[module][nvcc]") {
+  const std::string base = CUPARITY_SIM_TEST_IMAGES;
+  const std::string files = base + ".cubin," + base + "_sm80.cubin," + base + "_sm100.cubin," +
+                            base + "_sm80.ptx," + base + "_sm100.ptx," + base + ".fatbin";
+  const int ok = CUDA_SUCCESS, refused = CUDA_ERROR_NO_BINARY_FOR_GPU;
+  struct expected {
+    const char *cc;
+    int sm;
+    std::vector<int> loads; // sm_90 cubin, sm_80 cubin, sm_100 cubin, sm_80 PTX, sm_100 PTX, fatbin
+  };
+  for (const expected &e : {expected{"8.0", 80, {refused, ok, refused, ok, refused, refused}},
+                            expected{"8.6", 86, {refused, ok, refused, ok, refused, refused}},
+                            expected{"9.0", 90, {ok, refused, refused, ok, refused, ok}},
+                            expected{"10.0", 100, {refused, refused, ok, ok, ok, ok}}}) {
+    INFO(e.cc);
+    const child_result r = run_child({CUPARITY_SIMDRIVER_PATH, "arch", files},
+                                     {std::string("CUPARITY_SIM_COMPUTE_CAPABILITY=") + e.cc});
+    REQUIRE(r.value("init") == "0");
+    CHECK(r.value("cc") == std::to_string(e.sm));
+    CHECK(r.value("cc_attribute") == std::to_string(e.sm));
+    for (std::size_t i = 0; i < e.loads.size(); ++i) {
+      INFO("image " << i);
+      CHECK(r.value("load_" + std::to_string(i)) == std::to_string(e.loads[i]));
+    }
+  }
+}
+
+TEST_CASE("compute capability: a malformed value fails cuInit, naming the variable", "[module]") {
+  for (const char *bad : {"9", "nine", "9.x", "0.5", "9.10", ""}) {
+    INFO(bad);
+    const child_result r = run_child({CUPARITY_SIMDRIVER_PATH, "arch", ""},
+                                     {std::string("CUPARITY_SIM_COMPUTE_CAPABILITY=") + bad});
+    CHECK(r.exit_code == 0);
+    CHECK(r.value("init") == std::to_string(CUDA_ERROR_NO_DEVICE));
+    CHECK(r.err.find("CUPARITY_SIM_COMPUTE_CAPABILITY='" + std::string(bad) + "'") !=
+          std::string::npos);
+  }
+}
 #endif

@@ -117,6 +117,29 @@ void read_visible(config &c) {
   }
 }
 
+// CUPARITY_SIM_COMPUTE_CAPABILITY: "<major>.<minor>", e.g. 8.0, 9.0, 10.0 (the device's SM is
+// major * 10 + minor). Unlike the integers above, a bad value is not replaced by the default: runs
+// at the wrong architecture would pass as if the requested one had been tested.
+void read_compute_capability(config &c) {
+  const char *raw = std::getenv("CUPARITY_SIM_COMPUTE_CAPABILITY");
+  if (raw == nullptr)
+    return;
+  const std::string_view text = trim(raw);
+  const std::size_t dot = text.find('.');
+  int major = 0, minor = 0;
+  if (dot == std::string_view::npos || !parse_int(text.substr(0, dot), major) ||
+      !parse_int(text.substr(dot + 1), minor) || major < 1 || major > 25 || minor < 0 ||
+      minor > 9) {
+    c.cc_error = std::string("CUPARITY_SIM_COMPUTE_CAPABILITY='") + raw +
+                 "': expected <major>.<minor> such as 8.0, 9.0 or 10.0; cuInit fails with "
+                 "CUDA_ERROR_NO_DEVICE";
+    warn(c.cc_error);
+    return;
+  }
+  c.cc_major = major;
+  c.cc_minor = minor;
+}
+
 config load() {
   config c;
   c.driver_version = CUPARITY_SIM_DEFAULT_DRIVER_VERSION;
@@ -124,6 +147,7 @@ config load() {
   read_int<int>("CUPARITY_SIM_DRIVER_VERSION", 1000, 1000000, c.driver_version);
   read_int<int>("CUPARITY_SIM_DEVICES", 0, 64, c.device_count);
   read_visible(c);
+  read_compute_capability(c);
   read_int<std::uint64_t>("CUPARITY_SIM_TOTAL_MEM", 1, std::uint64_t{1} << 50, c.total_mem);
   read_hidden(c);
   read_faults(c);

@@ -1,4 +1,5 @@
-// Device queries: count, names, attributes (an H100/H200-like sm_90 part), UUIDs, peers.
+// Device queries: count, names, attributes (an H100/H200-like sm_90 part whose compute capability
+// CUPARITY_SIM_COMPUTE_CAPABILITY may change), UUIDs, peers.
 #include "api.hpp"
 
 #include <climits>
@@ -126,10 +127,10 @@ bool attribute_value(CUdevice_attribute a, int device, int &v) {
     v = 32;
     return true;
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
-    v = 9;
+    v = cfg().cc_major;
     return true;
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
-    v = 0;
+    v = cfg().cc_minor;
     return true;
   case CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED:
     v = 1;
@@ -269,8 +270,8 @@ CUPARITY_SIM_API(cuDeviceComputeCapability, (int *major, int *minor, CUdevice de
     return CUDA_ERROR_INVALID_VALUE;
   if (!valid_device(dev))
     return CUDA_ERROR_INVALID_DEVICE;
-  *major = 9;
-  *minor = 0;
+  *major = cfg().cc_major;
+  *minor = cfg().cc_minor;
   return CUDA_SUCCESS;
 }
 

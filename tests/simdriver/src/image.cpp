@@ -217,6 +217,80 @@ bool looks_like_ptx(std::string_view text) {
          text.find(".entry") != std::string_view::npos;
 }
 
+// ---- architectures: which SM an image's code is for.
+
+// The SM a cubin's code is for, from its ELF header (0 when it is no ELF). nvcc 13.0 writes
+// EI_ABIVERSION 8 and the SM in bits 8-15 of e_flags: read from cubins it built for basic.cu,
+// sm_80 -> 0x6005004, sm_90 -> 0x6005a04, sm_100 -> 0x6006402, sm_120 -> 0x6007802. Older
+// toolkits (ABI version 7 and below) keep it in the low byte (LLVM's EF_CUDA_SM mask, 0xff).
+int elf_sm(const unsigned char *p, std::size_t len) {
+  if (len < sizeof(Elf64_Ehdr) || !is_elf(p))
+    return 0;
+  Elf64_Ehdr h;
+  std::memcpy(&h, p, sizeof(h));
+  return static_cast<int>(h.e_ident[EI_ABIVERSION] >= 8 ? (h.e_flags >> 8) & 0xff
+                                                        : h.e_flags & 0xff);
+}
+
+// The SM of a PTX text's `.target sm_XX[a|f][, ...]` directive (0 when it names none).
+int ptx_target_sm(std::string_view text) {
+  const std::size_t at = text.find(".target");
+  if (at == std::string_view::npos)
+    return 0;
+  const std::size_t sm = text.find("sm_", at);
+  if (sm == std::string_view::npos)
+    return 0;
+  int value = 0;
+  for (std::size_t i = sm + 3; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i)
+    value = value * 10 + (text[i] - '0');
+  return value;
+}
+
+// The driver's rule for machine code: a cubin runs on devices of its major architecture whose
+// minor version is at least its own (sm_80 code on an sm_86 device, never on sm_90): the CUDA
+// C++ Programming Guide's "binary compatibility" section.
+bool cubin_runs_on(int sm, int device) {
+  return sm > 0 && sm / 10 == device / 10 && sm % 10 <= device % 10;
+}
+
+// PTX is JIT-compiled for the device when it targets an architecture no newer than it.
+bool ptx_runs_on(int sm, int device) {
+  return sm > 0 && sm <= device;
+}
+
+// A fatbin's members each start with a header naming their kind and SM. Read from nvcc 13.0's
+// `-fatbin -arch=sm_90` output of basic.cu: after the 16-byte container header, a member header
+// of 64 or 80 bytes: u16 kind (1 PTX, 2 ELF), u16 version, u32 header size, u64 payload size, ...,
+// u32 SM at byte 28 (90 for both members). Its PTX is compressed (flags 0x8011), so the SM
+// cannot be read from a `.target` directive in the bytes.
+struct fatbin_member_header {
+  std::uint16_t kind;
+  std::uint16_t version;
+  std::uint32_t header_size;
+  std::uint64_t payload_size;
+  std::uint32_t unknown[3];
+  std::uint32_t sm;
+};
+
+bool fatbin_runs_on(const unsigned char *p, std::size_t len, int device) {
+  fatbin_header h;
+  if (len < sizeof(h))
+    return false;
+  std::memcpy(&h, p, sizeof(h));
+  const std::size_t end = std::min<std::size_t>(len, h.header_size + h.fat_size);
+  for (std::size_t at = h.header_size; at + sizeof(fatbin_member_header) <= end;) {
+    fatbin_member_header m;
+    std::memcpy(&m, p + at, sizeof(m));
+    const int sm = static_cast<int>(m.sm);
+    if ((m.kind == 2 && cubin_runs_on(sm, device)) || (m.kind == 1 && ptx_runs_on(sm, device)))
+      return true;
+    if (m.header_size == 0)
+      break;
+    at += m.header_size + m.payload_size;
+  }
+  return false;
+}
+
 } // namespace
 
 image_kind classify_image(const void *image, std::size_t &length) {
@@ -269,6 +343,40 @@ image_symbols scan_image(const void *image, std::size_t length, image_kind kind)
     break;
   }
   return out;
+}
+
+} // namespace cuparity::sim
+
+namespace cuparity::sim {
+
+int device_sm() {
+  return cfg().cc_major * 10 + cfg().cc_minor;
+}
+
+bool image_runs_on_device(const void *image, std::size_t length, image_kind kind) {
+  const auto *p = static_cast<const unsigned char *>(image);
+  std::uint32_t magic = 0;
+  std::memcpy(&magic, p, sizeof(magic));
+  if (magic == fatbin_wrapper_magic) {
+    fatbin_wrapper w;
+    std::memcpy(&w, p, sizeof(w));
+    p = static_cast<const unsigned char *>(w.data);
+  }
+  const int device = device_sm();
+  switch (kind) {
+  case image_kind::ptx:
+    return ptx_runs_on(
+        ptx_target_sm(std::string_view(reinterpret_cast<const char *>(p),
+                                       strnlen(reinterpret_cast<const char *>(p), length))),
+        device);
+  case image_kind::elf:
+    return cubin_runs_on(elf_sm(p, length), device);
+  case image_kind::fatbin:
+    return fatbin_runs_on(p, length, device);
+  case image_kind::invalid:
+    break;
+  }
+  return false;
 }
 
 } // namespace cuparity::sim

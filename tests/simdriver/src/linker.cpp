@@ -87,6 +87,10 @@ CUresult add_bytes(link_state *s, CUjitInputType type, const void *data, std::si
   default:
     return CUDA_ERROR_INVALID_VALUE;
   }
+  // Code for another architecture is refused as cuModuleLoadData refuses it; an archive holds
+  // members for many, and only the ones the link needs would have to match.
+  if (type != CU_JIT_INPUT_LIBRARY && !image_runs_on_device(bytes.c_str(), length, kind))
+    return CUDA_ERROR_NO_BINARY_FOR_GPU;
   s->inputs.push_back({name != nullptr ? name : "", scan_image(bytes.c_str(), length, kind)});
   return CUDA_SUCCESS;
 }
@@ -125,8 +129,9 @@ CUresult link_add_file(CUlinkState h, CUjitInputType type, const char *path, uns
 
 // The linked image is PTX-shaped text: the loader reads its .entry and .global declarations.
 std::string emit_image(const link_state &s) {
-  std::string out = "// cuparity simdriver linked image\n.version 9.0\n.target sm_90\n"
-                    ".address_size 64\n";
+  // Linked for the device, as the real linker does (its target defaults to the context's device).
+  std::string out = "// cuparity simdriver linked image\n.version 9.0\n.target sm_" +
+                    std::to_string(device_sm()) + "\n.address_size 64\n";
   std::set<std::string, std::less<>> entries;
   std::map<std::string, std::size_t, std::less<>> globals;
   for (const link_input &in : s.inputs) {

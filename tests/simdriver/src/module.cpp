@@ -78,6 +78,9 @@ CUresult load_module(CUmodule *out, const void *image) {
   const image_kind kind = classify_image(image, length);
   if (kind == image_kind::invalid || length == 0)
     return CUDA_ERROR_INVALID_IMAGE;
+  // The real driver's answer to code for another architecture (and to PTX newer than the device).
+  if (!image_runs_on_device(image, length, kind))
+    return CUDA_ERROR_NO_BINARY_FOR_GPU;
   auto m = std::make_shared<module_state>();
   m->ctx = c;
   m->symbols = scan_image(image, length, kind);
@@ -338,11 +341,11 @@ CUPARITY_SIM_API(cuFuncGetAttribute, (int *pi, CUfunction_attribute attrib, CUfu
   case CU_FUNC_ATTRIBUTE_NUM_REGS:
     *pi = sim_num_regs;
     break;
-  case CU_FUNC_ATTRIBUTE_PTX_VERSION:
-    *pi = 90;
+  case CU_FUNC_ATTRIBUTE_PTX_VERSION: // the images the sim loads are built for the device
+    *pi = device_sm();
     break;
   case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
-    *pi = 90;
+    *pi = device_sm();
     break;
   case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
     *pi = 0;

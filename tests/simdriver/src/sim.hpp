@@ -38,6 +38,10 @@ struct config {
   // The devices this process sees (CUDA_VISIBLE_DEVICES): its ordinal i is the host's visible[i].
   std::vector<int> visible;
   std::uint64_t total_mem = 0;
+  // CUPARITY_SIM_COMPUTE_CAPABILITY ("8.0"; default 9.0, an H100/H200). A malformed value leaves
+  // `cc_error` set: cuInit then fails, as a driver that cannot identify its GPU does.
+  int cc_major = 9, cc_minor = 0;
+  std::string cc_error;
   std::set<std::string, std::less<>> hidden;
   faults::fault_set faults;
 };
@@ -301,6 +305,11 @@ enum class image_kind : std::uint8_t { ptx, elf, fatbin, invalid };
 // Determines the kind and byte length of an image given only its address, as cuModuleLoadData.
 image_kind classify_image(const void *image, std::size_t &length);
 image_symbols scan_image(const void *image, std::size_t length, image_kind kind);
+// Whether an image holds code this process's device can run (image_arch.cpp): a cubin for its SM
+// (or an older minor of the same major), or PTX for an architecture no newer than it.
+bool image_runs_on_device(const void *image, std::size_t length, image_kind kind);
+// The device's SM as a number: 90 for compute capability 9.0.
+int device_sm();
 
 // ---- JIT option helpers shared by module loading and the linker (linker.cpp)
 struct jit_logs {

@@ -111,6 +111,9 @@ CUPARITY_SIM_API(cuInit, (unsigned int Flags), (Flags), (void)0) {
     return CUDA_ERROR_INVALID_VALUE;
   if (device_count() == 0)
     return CUDA_ERROR_NO_DEVICE;
+  // A compute capability the sim cannot read: no device it could claim to be (config.cpp warned).
+  if (!cfg().cc_error.empty())
+    return CUDA_ERROR_NO_DEVICE;
   // Every simulated process calls cuInit first: the moment to remove what killed ones left. It
   // sweeps again when it exits, for a process killed while this one started: a cell still
   // dying of a runner's SIGKILL counts as alive at the sweep of a resume's first cells, and when
