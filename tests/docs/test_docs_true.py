@@ -70,8 +70,8 @@ def test_the_layer_table_is_the_cmake_arrows():
 
 def test_the_executable_is_the_runner_library_and_the_cases():
     # main() is in the cli layer (cuparity::main), so a user's executable is a runner just as
-    # much: the project's own adds its built-in cases and nothing else.
-    assert executable_links() == {"cuparity_cases", "cuparity::main"}
+    # much: the project's own adds its built-in cases and kernels and nothing else.
+    assert executable_links() == {"cuparity_cases", "cuparity_kernels", "cuparity::main"}
     row = next(l for l in ARCHITECTURE.read_text(encoding="utf-8").splitlines()
                if l.startswith("| cli |"))
     assert "cuparity::main" in row
