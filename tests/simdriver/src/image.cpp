@@ -317,8 +317,10 @@ image_kind classify_image(const void *image, std::size_t &length) {
   return looks_like_ptx(text) ? image_kind::ptx : image_kind::invalid;
 }
 
-image_symbols scan_image(const void *image, std::size_t length, image_kind kind) {
-  image_symbols out;
+namespace {
+
+/// The image itself: a fatbin wrapper (what nvcc's host stubs register) points at its fatbin.
+const unsigned char *unwrapped_image(const void *image) {
   const auto *p = static_cast<const unsigned char *>(image);
   std::uint32_t magic = 0;
   std::memcpy(&magic, p, sizeof(magic));
@@ -327,6 +329,14 @@ image_symbols scan_image(const void *image, std::size_t length, image_kind kind)
     std::memcpy(&w, p, sizeof(w));
     p = static_cast<const unsigned char *>(w.data);
   }
+  return p;
+}
+
+} // namespace
+
+image_symbols scan_image(const void *image, std::size_t length, image_kind kind) {
+  image_symbols out;
+  const unsigned char *p = unwrapped_image(image);
   switch (kind) {
   case image_kind::ptx:
     scan_ptx(std::string_view(reinterpret_cast<const char *>(p),
@@ -354,14 +364,7 @@ int device_sm() {
 }
 
 bool image_runs_on_device(const void *image, std::size_t length, image_kind kind) {
-  const auto *p = static_cast<const unsigned char *>(image);
-  std::uint32_t magic = 0;
-  std::memcpy(&magic, p, sizeof(magic));
-  if (magic == fatbin_wrapper_magic) {
-    fatbin_wrapper w;
-    std::memcpy(&w, p, sizeof(w));
-    p = static_cast<const unsigned char *>(w.data);
-  }
+  const unsigned char *p = unwrapped_image(image);
   const int device = device_sm();
   switch (kind) {
   case image_kind::ptx:
