@@ -41,7 +41,7 @@ int run_cell(const cell_options &opt) {
   // meets another cell's start or exit. Exclusive cases at the start of a cell, with starts
   // outside the lock, failed alloc.info.drop at -j 16 on the H200 (30aa151).
   gpu_lock lock(gpu_lock::directory_from_environment());
-  lock.acquire(false);
+  lock.acquire_for_start();
   // cell.startup: cuInit plus the primary context, the driver's own start-up cost. The context
   // stays retained for the whole process so cases retain/release cheaply instead of recreating it.
   // The calls are raw: a cell whose driver refuses them still runs, and its cases say what fails.

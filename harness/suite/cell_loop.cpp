@@ -68,7 +68,7 @@ int run_cell_cases(driver &d, const effective_config &config, gpu_lock &lock,
 
 void finish_cell(driver &d, gpu_lock &lock, const event_stream &events, bool poisoned,
                  std::optional<CUdevice> primary) {
-  const gpu_lock_hold teardown(lock, false);
+  const gpu_lock_hold teardown(lock, gpu_lock_hold::for_start_t{});
   helper_client::instance().shutdown();
   // The map covers every entry, not only those the cases happened to call: a resumed cell runs
   // only the cases left, and its map must still compare equal to an uninterrupted one (on the

@@ -501,6 +501,58 @@ TEST_CASE("a helper's start beside writers still waits for a writer that holds t
   CHECK(helper_in.load());
 }
 
+TEST_CASE("the GPU lock: a writer waiting for a start lets cases run, holds new starts back, and "
+          "then waits for the cases as before",
+          "[runner][lock]") {
+  auto dir = fs::temp_directory_path() / "cuparity-gpu-lock-start";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  gpu_lock start(dir.string()), writer(dir.string()), reader(dir.string()),
+      late_start(dir.string());
+  start.acquire_for_start();
+  start.acquire_for_start(); // held already: no second lock, no wait
+  std::atomic<bool> writer_in{false}, reader_in{false}, late_in{false}, start_done{false};
+  std::atomic<bool> reader_done{false}, writer_done{false}, late_saw_writer_done{false};
+  std::thread w([&] {
+    writer.acquire(true);
+    writer_in = true;
+    CHECK(start_done.load());  // not during a start
+    CHECK(reader_done.load()); // nor during a case
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    writer_done = true;
+    writer.release();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100)); // the writer waits for the start
+  // A case of another cell runs meanwhile: the writer does not hold cases back for a start.
+  std::thread r([&] {
+    reader.acquire(false);
+    reader_in = true;
+  });
+  CHECK(becomes_true(reader_in));
+  // A new start waits for the writer, which waits for the start in flight.
+  std::thread late([&] {
+    late_start.acquire_for_start();
+    late_in = true;
+    late_saw_writer_done = writer_done.load();
+    late_start.release();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK_FALSE(late_in.load());
+  CHECK_FALSE(writer_in.load());
+  start_done = true;
+  start.release();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK_FALSE(writer_in.load()); // the case still runs
+  reader_done = true;
+  reader.release();
+  REQUIRE(becomes_true(writer_in));
+  w.join();
+  r.join();
+  late.join();
+  CHECK(late_in.load());
+  CHECK(late_saw_writer_done.load());
+}
+
 TEST_CASE("the GPU lock changes mode by letting go first, and without a directory does nothing",
           "[runner]") {
   auto dir = fs::temp_directory_path() / "cuparity-gpu-lock-mode";
