@@ -5,6 +5,7 @@
 #include "harness/matrix/expectations.hpp"
 #include "harness/matrix/limits.hpp"
 #include "harness/matrix/matrix_keys.hpp"
+#include "harness/matrix/suites.hpp"
 #include "harness/matrix/text.hpp"
 #include "harness/protocol/sha256.hpp"
 
@@ -95,8 +96,13 @@ matrix load_matrix(const std::string &path, const name_check &known_case,
     read_keys(ctx, *s.settings, matrix_keys(), m);
   if (!s.settings || !s.settings->contains("name"))
     check_stem_name(r, m.name);
+  read_suites(ctx, s, m);
   expand_cells(ctx, s, m);
-  read_expectations(ctx, s.expect, m);
+  check_suite_environments(r, s, m);
+  // Expectations and allowances may name a suite's tests, which no registry knows beforehand.
+  const name_check known_here = with_suite_cases(m, known_case);
+  const read_context expect_ctx{r, known_here, ctx.known_probe};
+  read_expectations(expect_ctx, s.expect, m);
   if (s.latency)
     read_latency(ctx, *s.latency, m);
   return m;

@@ -99,6 +99,32 @@ struct known_change {
   source_position where;
 };
 
+/// One entry of a suite's flakes file: tests that may change outcome between tries, and why.
+struct flake_rule {
+  std::string glob;   ///< matches case ids (`<suite>.<classname>.<name>`)
+  std::string reason; ///< why it is excused (an issue link, the known race)
+  source_position where;
+};
+
+/// [[suite]]: another project's pytest suite, run in every cell under that cell's environment and
+/// under `cuparity capture` (docs/configuration.md#external-suites).
+struct external_suite {
+  std::string name; ///< the first part of its case ids: `<name>.<classname>.<test>`
+  /// The command; {bin} and {matrix_dir} are substituted at load, {out} (the process's own
+  /// folder) and {junit} (where the JUnit XML must land) for each process.
+  std::vector<std::string> command;
+  std::string junit = "{out}/junit.xml";
+  /// Variables the suite's processes get besides the cell's ({bin}, {matrix_dir} substituted):
+  /// what the suite needs to run at all (a PYTHONPATH), never a matrix variable.
+  std::map<std::string, std::string> environment;
+  double timeout_s = 1800; ///< one process of the suite; a test running then is its timeout
+  int jobs = 1;            ///< processes the suite runs itself: cells run -j / jobs at once
+  int retries = 2;         ///< tries after the first of a test that did not pass or skip
+  std::optional<std::string> flakes_path;
+  std::vector<flake_rule> flakes;
+  source_position where;
+};
+
 struct matrix {
   std::string path;
   std::string digest; ///< "sha256:<64 hex>" of the file's bytes as they were parsed
@@ -120,6 +146,8 @@ struct matrix {
   std::vector<cell> cells;
   std::vector<expectation> expectations; ///< stable storage; cells point into it
   latency_settings latency;
+  /// [[suite]] tables: a matrix with suites runs them instead of the built-in cases.
+  std::vector<external_suite> suites;
 
   matrix() = default;
   matrix(const matrix &) = delete; // cells hold pointers into `expectations`

@@ -2,6 +2,7 @@
 // Adding a key is one row here plus its consumer.
 #include "harness/matrix/matrix_keys.hpp"
 
+#include "harness/matrix/flakes.hpp"
 #include "harness/matrix/known_changes.hpp"
 #include "harness/matrix/limits.hpp"
 #include "harness/matrix/placeholders.hpp"
@@ -153,7 +154,7 @@ void set_outcomes(allowance &a, const key_value &v) {
     auto parsed = parse_outcome(o);
     if (!parsed)
       v.fail("unknown outcome " + in_quotes(o) +
-             " (pass fail not_supported resource_error crash timeout error)");
+             " (pass fail not_supported resource_error crash timeout error flaky)");
     a.outcomes.push_back(*parsed);
   }
 }
@@ -198,6 +199,64 @@ void set_processes(latency_settings &l, const key_value &v) {
   l.persistent = v.get<std::string>() == "persistent";
 }
 
+/// A suite's name starts its case ids and names its folders: one safe component without '.'.
+void set_suite_name(external_suite &x, const key_value &v) {
+  x.name = v.get<std::string>();
+  if (auto why = unsafe_component(x.name, limits::name_max_bytes))
+    v.fail(in_quotes(x.name) + " " + *why + " (the name is a folder of the results)");
+  if (x.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") != std::string::npos)
+    v.fail(in_quotes(x.name) + ": use lowercase letters, digits, '_' and '-' (it starts the case "
+                               "ids, whose parts '.' separates)");
+  if (v.context().known_case(x.name))
+    v.fail(in_quotes(x.name) + " is a suite of cuparity's own cases" + std::string(see_list));
+}
+
+/// {out} and {junit} are the suite process's own, substituted when it starts.
+std::string suite_text(const key_value &v, std::string written) {
+  std::string probe = written;
+  for (const std::string run_time : {"{out}", "{junit}"})
+    for (auto at = probe.find(run_time); at != std::string::npos; at = probe.find(run_time))
+      probe.erase(at, run_time.size());
+  if (auto p = unknown_placeholder(probe))
+    v.fail("unknown placeholder " + *p + " (known: {bin}, {matrix_dir}, {out}, {junit})");
+  return substitute_placeholders(std::move(written), v.context().reader.dir());
+}
+
+void set_suite_command(external_suite &x, const key_value &v) {
+  if (!v.node().is_array())
+    v.fail("must be an array of strings: the program, then its arguments (no shell)");
+  for (const auto &arg : v.get<glob_list>())
+    x.command.push_back(suite_text(v, arg));
+  if (x.command.empty() || x.command.front().empty())
+    v.fail("names no program");
+}
+
+void set_suite_junit(external_suite &x, const key_value &v) {
+  x.junit = suite_text(v, v.get<std::string>());
+  if (x.junit.empty())
+    v.fail("is empty");
+}
+
+/// Checked against the matrix's variables once the cells exist (suites.cpp).
+void set_suite_environment(external_suite &x, const key_value &v) {
+  for (const auto &[k, node] : *v.node().as_table()) {
+    const std::string name(k.str());
+    const auto *text = node.as_string();
+    if (!text)
+      v.context().reader.error(node, v.key() + "." + name + ": must be a string");
+    if (name.empty() || name.find_first_of("=") != std::string::npos)
+      v.context().reader.error(k, v.key() + ": " + in_quotes(name) + " is no variable name");
+    x.environment[name] = suite_text(v, std::string(text->get()));
+  }
+}
+
+void set_suite_flakes(external_suite &x, const key_value &v) {
+  x.flakes_path = file_path(v);
+  if (x.name.empty())
+    v.fail("needs the suite's name first");
+  x.flakes = read_flakes(*x.flakes_path, x.name);
+}
+
 } // namespace
 
 const key_table<document_sections> &document_keys() {
@@ -218,6 +277,8 @@ const key_table<document_sections> &document_keys() {
            "what the cells a rule matches must report, and the outcomes they may have"},
           {"latency", table(), assign<&d::latency>,
            "the latency phase: probes, rounds and regression thresholds"},
+          {"suite", tables(), assign<&d::suite>,
+           "another project's pytest suite, run in every cell instead of the built-in cases"},
       }};
   return keys;
 }
@@ -292,7 +353,8 @@ const key_table<allowance> &allow_keys() {
       {
           {"cases", texts().needed(), set_allowed_cases, "case globs or suites it covers"},
           {"outcomes", texts().needed(), set_outcomes,
-           "the outcomes tolerated: pass fail not_supported resource_error crash timeout error"},
+           "the outcomes tolerated: pass fail not_supported resource_error crash timeout error "
+           "flaky"},
           {"reason", text().needed(), assign<&a::reason>, "why (the known failure)"},
           {"link", text(), assign<&a::link>, "where it is tracked"},
       }};
@@ -337,13 +399,40 @@ const key_table<latency_settings> &latency_keys() {
   return keys;
 }
 
+const key_table<external_suite> &suite_keys() {
+  using x = external_suite;
+  static const key_table<x> keys{
+      "[[suite]]",
+      "suite",
+      {
+          {"name", text().needed(), set_suite_name,
+           "the suite's name: its case ids are <name>.<classname>.<test>"},
+          {"command", texts().needed(), set_suite_command,
+           "the program and its arguments; {out}: the process's folder, {junit}: its JUnit file"},
+          {"junit", text(), set_suite_junit,
+           "where the command writes its JUnit XML (default: {out}/junit.xml)"},
+          {"environment", table(), set_suite_environment,
+           "VARIABLE = value: set for the suite's processes besides the cell's variables"},
+          {"timeout_s", number_in(1, limits::duration_max_s), assign<&x::timeout_s>,
+           "seconds one process of the suite may run (default: 1800)"},
+          {"jobs", integer_in(1, limits::jobs_max), assign<&x::jobs>,
+           "processes the suite runs on its own: -j / jobs cells run at once (default: 1)"},
+          {"retries", integer_in(0, 10), assign<&x::retries>,
+           "tries after the first of a test that failed, each in a fresh process (default: 2)"},
+          {"flakes", text(), set_suite_flakes,
+           "file of `<glob> <reason>` lines: tests excused for changing outcome between tries"},
+      }};
+  return keys;
+}
+
 } // namespace matrix_detail
 
 const std::vector<matrix_section_doc> &matrix_key_docs() {
   using namespace matrix_detail;
-  static const std::vector<matrix_section_doc> docs{
-      doc_of(document_keys()), doc_of(matrix_keys()), doc_of(include_keys()),
-      doc_of(expect_keys()),   doc_of(allow_keys()),  doc_of(latency_keys())};
+  static const std::vector<matrix_section_doc> docs{doc_of(document_keys()), doc_of(matrix_keys()),
+                                                    doc_of(include_keys()),  doc_of(expect_keys()),
+                                                    doc_of(allow_keys()),    doc_of(latency_keys()),
+                                                    doc_of(suite_keys())};
   return docs;
 }
 

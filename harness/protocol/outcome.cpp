@@ -6,7 +6,7 @@
 
 namespace cuparity {
 namespace {
-constexpr std::array<std::pair<outcome, std::string_view>, 7> names{{
+constexpr std::array<std::pair<outcome, std::string_view>, 8> names{{
     {outcome::pass, "pass"},
     {outcome::fail, "fail"},
     {outcome::not_supported, "not_supported"},
@@ -14,6 +14,7 @@ constexpr std::array<std::pair<outcome, std::string_view>, 7> names{{
     {outcome::crash, "crash"},
     {outcome::timeout, "timeout"},
     {outcome::error, "error"},
+    {outcome::flaky, "flaky"},
 }};
 } // namespace
 

@@ -6,7 +6,9 @@
 
 namespace cuparity {
 
-enum class outcome { pass, fail, not_supported, resource_error, crash, timeout, error };
+/// flaky: an external suite's test whose outcome changed between tries (each try in a fresh
+/// process); never a success, excused only by its suite's flakes file.
+enum class outcome { pass, fail, not_supported, resource_error, crash, timeout, error, flaky };
 
 [[nodiscard]] std::string_view to_string(outcome o) noexcept;
 [[nodiscard]] std::optional<outcome> parse_outcome(std::string_view s) noexcept;

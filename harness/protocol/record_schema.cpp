@@ -61,6 +61,10 @@ rules rules_of(record_type t) {
         {"cell", k::string},   {"pid", k::number},
         {"wall_ms", k::number}, {"exit_ms", k::number},
         {"ended_at_ms", k::number, optional}};
+  case record_type::suite_end:
+    return {{"cell", k::string},       {"suite", k::string},         {"tests", k::number},
+            {"processes", k::array},   {"bindings", k::object},      {"evidence", k::object},
+            {"audit", k::object, optional}, {"wall_ms", k::number, optional}};
   case record_type::functional_phase:
   case record_type::latency_phase:
     return {{"wall_s", k::number}, {"interrupted", k::boolean, optional}};

@@ -19,6 +19,7 @@ namespace cuparity {
   X(cell_error, "cell_error")             /* a cell could not start, or died between cases */      \
   X(binding_map, "binding_map")           /* what a cell bound, at its end */                      \
   X(cell_exit, "cell_exit")               /* a cell process ended: its lifetime, its exit */       \
+  X(suite_end, "suite_end")               /* an external suite ran to its end in a cell */         \
   X(functional_phase, "functional_phase") /* the functional phase ended: wall time */              \
   X(latency_phase, "latency_phase")       /* the latency phase ended */                            \
   X(latency_environment, "latency_environment") /* GPU clocks and temperature around a round */    \
