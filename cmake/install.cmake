@@ -4,6 +4,7 @@
 #   lib/cuparity/libcuparity_nvidia.so   the nvidia backend: a private plugin, dlopen'ed at run time
 #   lib/cuparity/libcuparity_audit.so    the LD_AUDIT library `cuparity capture` puts in front of a
 #                                        command (docs/capture.md)
+#   lib/cuparity/python/cuparity_pytest.py the pytest plugin of external suites' processes
 #                                        (Debian Policy 10.2: private shared objects go in a
 #                                        subdirectory of /usr/lib, not executable, stripped)
 #   share/cuparity/matrices/             the shipped matrices, with baselines/
@@ -84,6 +85,10 @@ if(TARGET cuparity_simdriver)
           PERMISSIONS ${cuparity_library_permissions} COMPONENT simdriver EXCLUDE_FROM_ALL)
 endif()
 
+# The pytest plugin a suite matrix's processes load (harness/run/suite_process.cpp finds it as a
+# companion file: python/ beside the executable, else lib/cuparity/python).
+install(FILES ${CMAKE_SOURCE_DIR}/tools/suite/cuparity_pytest.py
+        DESTINATION ${CUPARITY_INSTALL_PKGLIBDIR}/python COMPONENT cuparity)
 install(TARGETS cuparity_fault_shim LIBRARY DESTINATION ${CUPARITY_INSTALL_PKGLIBDIR}
         PERMISSIONS ${cuparity_library_permissions} COMPONENT fault_shim EXCLUDE_FROM_ALL)
 

@@ -8,6 +8,7 @@
 #include "harness/protocol/records.hpp"
 #include "harness/run/cell_environment.hpp"
 #include "harness/run/run_layout.hpp"
+#include "harness/run/suite_watch.hpp"
 #include "harness/suite/case_registry.hpp"
 
 #include <algorithm>
@@ -284,6 +285,8 @@ std::chrono::milliseconds cell_runner::timeout_of(const std::string &case_id) co
 }
 
 void cell_runner::run(const work_cell &w, const std::string &gpu) const {
+  if (!m.suites.empty())
+    return run_suite_cell(*this, w, gpu);
   cell_watch(*this, w, gpu).run();
 }
 

@@ -72,6 +72,8 @@ std::set<case_key> recorded_cases(const std::vector<nlohmann::json> &records) {
   for (const auto &r : records)
     if (is_record(r, record_type::case_result))
       done.insert({r.value("cell", ""), r.value("case", "")});
+    else if (is_record(r, record_type::suite_end)) // a suite is done once it ended, not per test
+      done.insert({r.value("cell", ""), suite_pair_id(r.value("suite", ""))});
   return done;
 }
 
@@ -101,6 +103,18 @@ namespace {
 
 /// Calls `f(cell, case id)` for every pair of the plan in order, done or not.
 template <typename F> void for_each_planned(const matrix &m, const plan_filter &filter, F &&f) {
+  if (!m.suites.empty()) {
+    // A suite's tests are known only once it runs: the plan holds one pair per (cell, suite).
+    std::size_t index = 0;
+    for (const auto &c : m.cells)
+      for (const auto &x : m.suites) {
+        const std::size_t i = index++;
+        if (wanted_cell(filter, c) &&
+            (!filter.shard || static_cast<int>(i % filter.shard->count) == filter.shard->index))
+          f(c, suite_pair_id(x.name));
+      }
+    return;
+  }
   const auto selected = selected_cases(m, filter.cases);
   const auto &shard = filter.shard;
   std::size_t index = 0;

@@ -26,6 +26,11 @@ json cells_json(const matrix &m) {
 
 json selected_case_ids(const matrix &m) {
   json out = json::array();
+  // A suite matrix's plan is its suites and their commands: a changed command is another plan.
+  for (const auto &x : m.suites)
+    out.push_back({{"suite", x.name}, {"command", x.command}, {"junit", x.junit}});
+  if (!m.suites.empty())
+    return out;
   for (const case_def *d : case_registry::instance().select(m.cases, m.exclude_cases))
     out.push_back(d->id);
   return out;

@@ -16,6 +16,7 @@
 #include "harness/run/provenance.hpp"
 #include "harness/run/run_layout.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
@@ -127,6 +128,10 @@ void check_map_files(const matrix &m) {
 
 void check_selection(const run_options &opt, const matrix &m) {
   check_map_files(m);
+  if (!m.suites.empty() && !opt.cases.empty())
+    bad("--case cannot narrow " + m.path +
+        ": its [[suite]] tables choose their own tests (narrow "
+        "them in the suite's command)");
   for (const auto &c : opt.cases)
     if (!known_case_glob(c))
       bad("--case '" + c + "' names no case (see `cuparity list`)");
@@ -267,6 +272,14 @@ double run_functional_phase(const std::vector<work_cell> &work,
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// A suite that runs its own processes (pytest -n, `jobs` in [[suite]]) takes that share of -j.
+int cells_at_once(int jobs, const matrix &m) {
+  int per_cell = 1;
+  for (const auto &x : m.suites)
+    per_cell = std::max(per_cell, x.jobs);
+  return std::max(1, jobs / per_cell);
+}
+
 void run_cells(const run_options &opt, const matrix &m, const run_inputs &in,
                const std::vector<work_cell> &work, const std::vector<std::string> &gpus,
                results_writer &results, run_facts &facts) {
@@ -274,7 +287,7 @@ void run_cells(const run_options &opt, const matrix &m, const run_inputs &in,
   std::signal(SIGPIPE, SIG_IGN);
   progress_line progress(work.size(), planned_cases(work));
   const cell_runner runner{m, results, progress, in.out_dir + "/logs", in.out_dir, g_stop};
-  facts.functional_wall_s = run_functional_phase(work, gpus, runner, opt.jobs);
+  facts.functional_wall_s = run_functional_phase(work, gpus, runner, cells_at_once(opt.jobs, m));
   progress.finish();
   catch_stop_signals(false);
   if (g_stop) {

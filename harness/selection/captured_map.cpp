@@ -159,8 +159,8 @@ map_process read_process(const reader &r) {
 void read_process_tree(const reader &top, captured_map &m) {
   (void)top.integer("exit_status", 0, 255 + 128);
   const reader driver = top.at(top.object("driver"), "driver");
-  (void)driver.nullable_text("path");
-  (void)driver.nullable_integer("version");
+  m.driver_path = driver.nullable_text("path").value_or("");
+  m.driver_version = driver.nullable_integer("version");
   const json &procs = top.array("processes");
   for (std::size_t i = 0; i < procs.size(); ++i)
     m.processes.push_back(read_process(top.at(procs[i], "processes[" + std::to_string(i) + "]")));

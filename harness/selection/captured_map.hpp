@@ -60,7 +60,9 @@ struct captured_map {
   std::map<std::string, std::optional<std::string>> environment;
   std::string status; ///< "ok", "import_failed" or "load_failed" (/1); "ok" or "no_driver" (/2)
   std::string error;
-  std::vector<map_process> processes; ///< /2 only
+  std::vector<map_process> processes;      ///< /2 only
+  std::string driver_path;                 ///< /2: the first driver loaded ("" when none)
+  std::optional<long long> driver_version; ///< /2: its cuDriverGetVersion
   std::vector<captured_entry> entries;
 
   [[nodiscard]] const map_process *process(long pid, int image) const noexcept;

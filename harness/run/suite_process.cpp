@@ -1,0 +1,188 @@
+// Starting one suite process under capture, watching its deadline, and reading what it left.
+#include "harness/run/suite_process.hpp"
+
+#include "harness/config/config.hpp"
+#include "harness/platform/self_exe.hpp"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <system_error>
+
+namespace cuparity {
+namespace fs = std::filesystem;
+
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+/// The kernel's count of OOM kills since boot (/proc/vmstat oom_kill, Linux 4.13+); -1 when it
+/// cannot be read. Its rise while a suite process ran is the evidence that the SIGKILL it got was
+/// the OOM killer's: seen on the H200, where Numba's managed-memory test sizes host memory from
+/// the GPU's 140 GiB on a 128 GiB host (reports/runs/2026-12-03-h200-9e2b2e1-numba-junit).
+long oom_kill_count() {
+  std::ifstream in("/proc/vmstat");
+  std::string key;
+  long value = 0;
+  while (in >> key >> value)
+    if (key == "oom_kill")
+      return value;
+  return -1;
+}
+
+std::string replace_all(std::string s, const std::string &from, const std::string &to) {
+  for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+  return s;
+}
+
+/// The plugin ships beside the executable (build tree: bin/python) or in lib/cuparity/python.
+std::string plugin_folder() {
+  const std::string file = companion_library(executable_dir(), "python/cuparity_pytest.py");
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec))
+    throw std::runtime_error("cuparity's pytest plugin is missing (looked for " + file +
+                             "): the build or installation is incomplete");
+  return fs::path(file).parent_path().string();
+}
+
+void write_node_ids(const std::string &path, const std::vector<std::string> &ids) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  for (const auto &id : ids)
+    out << id << '\n';
+  if (!out.flush())
+    throw std::system_error(errno, std::generic_category(), "cannot write " + path);
+}
+
+/// The cell's environment plus what lets cuparity follow the tests: the plugin on PYTHONPATH and
+/// in PYTEST_ADDOPTS (pytest's own way to add options from outside), and its files.
+std::map<std::string, std::string> suite_environment(const suite_process_spec &s) {
+  auto env = s.env;
+  for (const auto &[k, v] : s.extra_env)
+    env[k] = v;
+  const std::string plugin = plugin_folder();
+  const auto pp = env.find("PYTHONPATH");
+  env["PYTHONPATH"] = pp == env.end() || pp->second.empty() ? plugin : plugin + ":" + pp->second;
+  const auto addopts = env.find("PYTEST_ADDOPTS");
+  env["PYTEST_ADDOPTS"] =
+      (addopts == env.end() ? "" : addopts->second + " ") + "-p cuparity_pytest";
+  env["CUPARITY_SUITE_PROGRESS"] = s.dir + "/progress.jsonl";
+  env["CUPARITY_SUITE_DIR"] = s.suite_dir;
+  if (!s.deselect.empty()) {
+    write_node_ids(s.dir + "/deselect.txt", s.deselect);
+    env["CUPARITY_SUITE_DESELECT"] = s.dir + "/deselect.txt";
+  }
+  if (s.only) {
+    write_node_ids(s.dir + "/only.txt", {*s.only});
+    env["CUPARITY_SUITE_ONLY"] = s.dir + "/only.txt";
+  }
+  return env;
+}
+
+/// Waits for the process to close its end of the events pipe (it and everything it started
+/// ended), its deadline, or the run's stop.
+void wait_for_suite(child_process &child, suite_process_result &r, steady::time_point deadline,
+                    const std::atomic<bool> &stop) {
+  std::string line;
+  for (;;) {
+    if (stop) {
+      r.stopped = true;
+      child.kill_group();
+      return;
+    }
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady::now());
+    if (left.count() <= 0) {
+      r.timed_out = true;
+      child.kill_group();
+      return;
+    }
+    const auto slice = std::min(left, std::chrono::milliseconds(250));
+    if (child.read_line(line, slice) == child_process::read_status::eof)
+      return;
+  }
+}
+
+void read_junit(suite_process_result &r) {
+  std::error_code ec;
+  if (!fs::exists(r.junit_path, ec)) {
+    r.junit_problem = "wrote no JUnit file at " + r.junit_path;
+    return;
+  }
+  try {
+    r.junit = read_junit_report(r.junit_path);
+  } catch (const std::exception &e) {
+    r.junit_problem = std::string("left a JUnit file that cannot be read: ") + e.what();
+  }
+}
+
+} // namespace
+
+std::string suite_process_result::how_it_ended() const {
+  std::string how;
+  if (timed_out)
+    how = "timed out after " + std::to_string(static_cast<long>(wall_ms / 1000)) + " s";
+  else if (signal)
+    how = "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
+  else
+    how = "exited with code " + std::to_string(exit_code);
+  if (oom_kills > 0)
+    how += "; the kernel's OOM killer ended " + std::to_string(oom_kills) + " process" +
+           (oom_kills > 1 ? "es" : "") + " meanwhile (/proc/vmstat oom_kill)";
+  return how;
+}
+
+suite_process_result run_suite_process(const suite_process_spec &spec,
+                                       const std::atomic<bool> &stop) {
+  suite_process_result r;
+  r.dir = spec.dir;
+  fs::create_directories(spec.dir);
+  r.junit_path = replace_all(spec.junit, "{out}", spec.dir);
+  if (fs::path(r.junit_path).is_relative())
+    r.junit_path = (fs::path(spec.dir) / r.junit_path).string();
+  r.map_path = spec.dir + "/capture.json";
+  r.log_path = spec.dir + "/output.log";
+  process_spec p;
+  p.argv = {self_executable(), "capture", "--out", r.map_path, "--"};
+  for (const auto &arg : spec.command)
+    p.argv.push_back(replace_all(replace_all(arg, "{junit}", r.junit_path), "{out}", spec.dir));
+  p.env = suite_environment(spec);
+  const long oom_before = oom_kill_count();
+  const auto t0 = steady::now();
+  {
+    child_process child(p, r.log_path);
+    r.pid = child.pid();
+    wait_for_suite(child, r, t0 + spec.timeout, stop);
+    const process_result ended = child.wait();
+    // capture exits with the command's status as a shell reports it: 128 + a signal's number.
+    r.exit_code = ended.exited ? ended.exit_code : 128 + ended.signal;
+    r.signal = !ended.exited ? ended.signal : ended.exit_code > 128 ? ended.exit_code - 128 : 0;
+  }
+  r.wall_ms = std::chrono::duration<double, std::milli>(steady::now() - t0).count();
+  const long oom_after = oom_kill_count();
+  r.oom_kills = oom_before >= 0 && oom_after > oom_before ? oom_after - oom_before : 0;
+  r.progress = read_suite_progress(spec.dir + "/progress.jsonl");
+  read_junit(r);
+  std::error_code ec;
+  r.map_written = fs::is_regular_file(r.map_path, ec);
+  return r;
+}
+
+std::string log_tail(const std::string &path, std::size_t lines) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in)
+    return "";
+  const std::streamoff size = in.tellg();
+  const std::streamoff from = size > 2048 ? size - 2048 : 0;
+  in.seekg(from);
+  std::string text{std::istreambuf_iterator<char>(in), {}};
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+    text.pop_back();
+  std::size_t at = text.size();
+  for (std::size_t n = 0; n < lines && at != std::string::npos && at > 0; ++n)
+    at = text.rfind('\n', at - 1);
+  return at == std::string::npos || at == 0 ? text : text.substr(at + 1);
+}
+
+} // namespace cuparity

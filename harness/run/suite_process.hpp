@@ -1,0 +1,61 @@
+// One process of an external suite: started under `cuparity capture`, watched, read back.
+#pragma once
+
+#include "harness/platform/subprocess.hpp"
+#include "harness/protocol/junit_report.hpp"
+#include "harness/run/suite_progress.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cuparity {
+
+/// What to start: the suite's command in its folder, with the tests to leave out or to run alone.
+struct suite_process_spec {
+  std::vector<std::string> command; ///< {out} and {junit} still to substitute
+  std::string junit;                ///< the suite's junit key, {out} still to substitute
+  std::string dir;                  ///< this process's folder ({out}); created, must not exist
+  std::string suite_dir;            ///< the cell's folder for the suite, kept across processes
+  std::map<std::string, std::string> env;       ///< the cell's environment
+  std::map<std::string, std::string> extra_env; ///< the suite's own variables, set over it
+  std::vector<std::string> deselect;            ///< pytest node ids not to run again
+  std::optional<std::string> only;              ///< run this node id alone
+  std::chrono::milliseconds timeout{0};
+};
+
+/// How it ended and what it left.
+struct suite_process_result {
+  std::string dir, junit_path, map_path, log_path;
+  int pid = 0;
+  int exit_code = -1; ///< the command's status as a shell reports it (128 + signal if killed)
+  int signal = 0;     ///< the signal that ended the command, 0 when it exited
+  bool timed_out = false;
+  bool stopped = false; ///< the run was interrupted meanwhile
+  long oom_kills = 0;   ///< processes the kernel's OOM killer ended meanwhile (/proc/vmstat)
+  double wall_ms = 0;
+  suite_progress progress;
+  std::optional<junit_report> junit; ///< none when the file is missing or unreadable
+  std::string junit_problem;         ///< why there is none
+  bool map_written = false;
+
+  /// "killed by signal 9 (Killed); the kernel's OOM killer ended 1 process meanwhile", "timed
+  /// out after 120 s", "exited with code 1".
+  [[nodiscard]] std::string how_it_ended() const;
+  [[nodiscard]] bool ended_abnormally() const { return timed_out || signal != 0; }
+};
+
+/// Starts `cuparity capture --out <dir>/capture.json -- <command>` with cuparity's pytest plugin
+/// on PYTHONPATH and in PYTEST_ADDOPTS, waits for it (killing its process group at the timeout or
+/// when `stop` is set) and reads its progress, JUnit file and log. Throws std::system_error when
+/// the folder or the process cannot be made.
+[[nodiscard]] suite_process_result run_suite_process(const suite_process_spec &spec,
+                                                     const std::atomic<bool> &stop);
+
+/// The last `lines` lines of a log (at most 2 KiB), for a message.
+[[nodiscard]] std::string log_tail(const std::string &path, std::size_t lines);
+
+} // namespace cuparity
