@@ -1,6 +1,7 @@
 // The console table's cell rows, groups, problems, divergences and final verdict line.
 #include "harness/report/console_writer.hpp"
 
+#include "harness/report/binding_text.hpp"
 #include "harness/report/breakdown.hpp"
 #include "harness/report/record_view.hpp"
 #include "harness/report/summary.hpp"
@@ -70,6 +71,8 @@ void print_findings(std::ostream &out, const comparison &c) {
         << terminal_text(d.group) << ":\n";
     for (const auto &[cell, v] : d.values)
       out << "    " << terminal_text(cell) << ": " << terminal_text(v.dump()) << "\n";
+    for (const auto &line : binding_difference_lines(d))
+      out << "    bound apart: " << terminal_text(line) << "\n";
   }
 }
 
@@ -104,9 +107,9 @@ void print_verdict(std::ostream &out, const run_outputs &run) {
     ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   out << "cuparity: " << run.m.name << ": " << c.results << " results in " << run.m.cells.size()
       << " cells, " << c.groups.size() << " semantic groups; " << c.problems.size() << " problems, "
-      << c.divergences.size() << " divergences, " << c.allowed
-      << " allowed non-passes; functional phase " << std::fixed << std::setprecision(1)
-      << run.facts.functional_wall_s
+      << c.divergences.size() << " divergences, " << c.allowed << " allowed non-passes"
+      << (c.flaky_excused ? " (" + std::to_string(c.flaky_excused) + " flaky, excused)" : "")
+      << "; functional phase " << std::fixed << std::setprecision(1) << run.facts.functional_wall_s
       << " s: " << (name == "ENVIRONMENT" ? "ENVIRONMENT PROBLEM" : name) << "\n";
 }
 

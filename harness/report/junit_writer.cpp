@@ -1,6 +1,7 @@
 // junit.xml's suites, built as XML elements (escaping happens once, in the XML writer).
 #include "harness/report/junit_writer.hpp"
 
+#include "harness/report/binding_text.hpp"
 #include "harness/report/record_view.hpp"
 #include "harness/report/summary.hpp"
 #include "harness/report/xml_writer.hpp"
@@ -158,6 +159,8 @@ std::vector<xml_element> divergence_testcases(const comparison &c) {
     std::string detail;
     for (const auto &[cell, v] : d.values)
       detail += cell + ": " + v.dump() + "\n";
+    for (const auto &line : binding_difference_lines(d))
+      detail += "bound apart: " + line + "\n";
     out.push_back(failing_testcase("cuparity.equivalence", d.case_id + " " + d.key, "divergence",
                                    d.key + " differs in group " + d.group, detail));
   }

@@ -48,8 +48,16 @@ json groups_section(const comparison &c) {
 
 json divergences_section(const comparison &c) {
   json out = json::array();
-  for (const auto &d : c.divergences)
-    out.push_back({{"group", d.group}, {"case", d.case_id}, {"key", d.key}, {"values", d.values}});
+  for (const auto &d : c.divergences) {
+    json bindings = json::array();
+    for (const auto &b : d.bindings)
+      bindings.push_back({{"function", b.function}, {"cells", b.cells}});
+    out.push_back({{"group", d.group},
+                   {"case", d.case_id},
+                   {"key", d.key},
+                   {"values", d.values},
+                   {"bindings", bindings}});
+  }
   return out;
 }
 
@@ -137,6 +145,7 @@ nlohmann::json make_summary(const matrix &m, const std::vector<nlohmann::json> &
           {"counts", c.outcome_counts},
           {"results_count", c.results},
           {"allowed", c.allowed},
+          {"flaky_excused", c.flaky_excused},
           {"cells", cells_section(m, cells, c)},
           {"groups", groups_section(c)},
           {"divergences", divergences_section(c)},

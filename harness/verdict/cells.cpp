@@ -24,6 +24,9 @@ void report_cell_errors(const record_index &index, comparison &out) {
   for (const auto &[id, msg] : index.cell_errors)
     if (!index.cells.count(id))
       out.problems.push_back({"cell_error", id, "", msg});
+  // One per suite that could not run in a cell, however many tests it would have had.
+  for (const auto &[key, msg] : index.suite_errors)
+    out.problems.push_back({"cell_error", key.first, "", msg});
 }
 
 } // namespace cuparity::verdict

@@ -31,10 +31,12 @@ comparison compare_results(const matrix &m, const std::vector<nlohmann::json> &r
   assign_groups(index, cells, m.reference, out);
   report_cell_errors(index, out);
   check_configurations(index, cells, out);
-  const expectation_use use = judge_outcomes(index, cells, baseline, out);
+  const expectation_use use = judge_outcomes(index, cells, baseline, m.suites, out);
   report_stale_allowances(m, use, out);
   report_stale_baseline(baseline, use, cells, known_case, out);
   compare_groups(index, use.excused, out);
+  attach_binding_differences(index, out);
+  report_noop_variables(m, index, out);
   out.changes = changes_against_reference(m, index, records);
   out.stale_known = apply_known_changes(out.changes, m.known_changes);
   // A capability the reference has and the candidate lost (pass -> anything else) is a

@@ -14,17 +14,26 @@
 
 namespace cuparity {
 
+/// A function whose bound symbols differ between cells, as their external suites' captured maps
+/// show: the binding difference behind a divergence.
+struct binding_difference {
+  std::string function;
+  std::map<std::string, std::vector<std::string>> cells; ///< cell -> "symbol (source)", sorted
+};
+
 /// One observation (or the outcome, key "outcome") that differs inside a semantic group.
 struct divergence {
   std::string group;
   std::string case_id;
   std::string key;
   std::map<std::string, nlohmann::json> values; ///< cell -> value (null when absent)
+  std::vector<binding_difference> bindings;     ///< captured cells only: what they bound apart
 };
 
 /// Anything that makes the run fail, other than a divergence (the kinds: docs/verdicts.md).
 struct problem {
-  /// failure, unexpected_pass, stale_expectation, expectation, cell_error, change, regression
+  /// failure, unexpected_pass, stale_expectation, expectation, cell_error, change, regression,
+  /// flaky, no_op_configuration
   std::string kind;
   std::string cell;
   std::string case_id;
@@ -38,6 +47,7 @@ struct comparison {
   std::vector<problem> problems;
   std::map<std::string, std::size_t> outcome_counts; ///< over every recorded case
   std::size_t allowed = 0;                           ///< non-passes accepted by an expectation
+  std::size_t flaky_excused = 0; ///< flaky tests a suite's flakes file excused (in `allowed` too)
   std::size_t results = 0;
   bool environment_problem = false; ///< no cell could open the driver
   struct coverage coverage;         ///< the plan against the results: incomplete fails the run

@@ -38,8 +38,11 @@ void check_configurations(const record_index &index, const cell_lookup &cells, c
 
 /// Counts every outcome; a non-pass needs an allowance or a baseline line, and a pass that one of
 /// them expected to fail is reported too.
+/// A flaky outcome (an external suite's test that changed between tries) is excused by its
+/// suite's flakes file, else a problem of kind "flaky"; it is never compared inside a group.
 [[nodiscard]] expectation_use judge_outcomes(const record_index &index, const cell_lookup &cells,
                                              const std::vector<baseline_entry> &baseline,
+                                             const std::vector<external_suite> &suites,
                                              comparison &out);
 
 /// An allowance that matched cases but excused none of them.
@@ -53,6 +56,15 @@ void report_stale_baseline(const std::vector<baseline_entry> &baseline, const ex
 
 /// Inside each semantic group, the outcome and every observation of a case must agree.
 void compare_groups(const record_index &index, const std::set<case_key> &excused, comparison &out);
+
+/// Beside each divergence among cells whose external suites were captured: the functions whose
+/// bound symbols differ between those cells.
+void attach_binding_differences(const record_index &index, comparison &out);
+
+/// A suite matrix's variable that changed no cell's captured bindings: every pair of captured
+/// cells that differ in it alone bound the same symbols, so the package does not read it (a
+/// misspelt variable). A problem of kind "no_op_configuration" per such variable.
+void report_noop_variables(const matrix &m, const record_index &index, comparison &out);
 
 /// "fail/timeout": outcomes as the messages show them.
 [[nodiscard]] std::string join_outcomes(const std::vector<outcome> &outcomes);

@@ -1,4 +1,5 @@
 // Outcome expectations: a non-pass needs an allowance (matrix) or a baseline line to be accepted.
+#include "harness/matrix/flakes.hpp"
 #include "harness/protocol/case_ids.hpp"
 #include "harness/verdict/compare_steps.hpp"
 
@@ -54,10 +55,33 @@ void report_unaccepted(const case_key &key, const nlohmann::json &rec, outcome o
   out.problems.push_back({"failure", cell_id, case_id, msg});
 }
 
+/// The flakes-file entry of the suite a case id belongs to that excuses it, if any.
+const flake_rule *flake_for(const std::vector<external_suite> &suites, const std::string &case_id) {
+  for (const auto &x : suites)
+    if (case_id.rfind(x.name + ".", 0) == 0)
+      return find_flake(x.flakes, case_id);
+  return nullptr;
+}
+
+/// A flaky test nothing else accepted: excused by its suite's flakes file (counted), else a
+/// problem of its own. Either way it is left out of the group comparison: one cell's flaky test
+/// says nothing about the binding, and it is reported as what it is.
+void judge_flaky(const case_key &key, const nlohmann::json &rec,
+                 const std::vector<external_suite> &suites, expectation_use &use, comparison &out) {
+  use.excused.insert(key);
+  if (flake_for(suites, key.second)) {
+    ++out.flaky_excused;
+    ++out.allowed;
+    return;
+  }
+  out.problems.push_back({"flaky", key.first, key.second,
+                          rec.value("message", "") + " (no flakes file entry excuses it)"});
+}
+
 /// Judges one recorded (cell, case) against what its allowances and baseline line expect.
 void judge_one(const case_key &key, const nlohmann::json &rec, outcome o,
                const std::vector<const allowance *> &allows, const baseline_entry *base,
-               expectation_use &use, comparison &out) {
+               const std::vector<external_suite> &suites, expectation_use &use, comparison &out) {
   ++out.outcome_counts[std::string(to_string(o))];
   bool accepted = false;
   std::vector<outcome> expected;
@@ -72,6 +96,8 @@ void judge_one(const case_key &key, const nlohmann::json &rec, outcome o,
     expected.push_back(base->expected);
     accepted = accepted || base->expected == o;
   }
+  if (!accepted && o == outcome::flaky)
+    return judge_flaky(key, rec, suites, use, out);
   if (!accepted)
     return report_unaccepted(key, rec, o, expected, out);
   use.excused.insert(key);
@@ -89,7 +115,8 @@ std::string join_outcomes(const std::vector<outcome> &outcomes) {
 }
 
 expectation_use judge_outcomes(const record_index &index, const cell_lookup &cells,
-                               const std::vector<baseline_entry> &baseline, comparison &out) {
+                               const std::vector<baseline_entry> &baseline,
+                               const std::vector<external_suite> &suites, comparison &out) {
   expectation_use use;
   use.baseline_seen.assign(baseline.size(), std::nullopt);
   for (const auto &[key, rec] : index.cases) {
@@ -97,7 +124,7 @@ expectation_use judge_outcomes(const record_index &index, const cell_lookup &cel
     const auto allows = allowances_for(cells.find(key.first), key.second);
     use.applicable.insert(allows.begin(), allows.end());
     const baseline_entry *base = baseline_for(baseline, key, o, use.baseline_seen);
-    judge_one(key, rec, o, allows, base, use, out);
+    judge_one(key, rec, o, allows, base, suites, use, out);
   }
   return use;
 }

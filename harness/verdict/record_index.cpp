@@ -4,6 +4,23 @@
 #include "harness/protocol/records.hpp"
 
 namespace cuparity::verdict {
+namespace {
+
+/// A suite that ran to its end: its earlier error is over, and its bindings join its cell's.
+void index_suite_end(const nlohmann::json &r, record_index &out) {
+  const std::string cell = r.value("cell", "");
+  out.suite_errors.erase({cell, r.value("suite", "")});
+  auto &cell_bindings = out.bindings[cell];
+  // Held here: items() refers to the object, and a temporary would end before the loop runs.
+  const nlohmann::json bindings = r.value("bindings", nlohmann::json::object());
+  for (const auto &[function, symbols] : bindings.items())
+    if (symbols.is_array())
+      for (const auto &s : symbols)
+        if (s.is_string())
+          cell_bindings[function].insert(s.get<std::string>());
+}
+
+} // namespace
 
 record_index index_records(const std::vector<nlohmann::json> &records) {
   record_index out;
@@ -12,6 +29,11 @@ record_index index_records(const std::vector<nlohmann::json> &records) {
     if (type == record_type::cell) {
       out.cells[r.value("cell", "")] = r;
       out.driver_error_everywhere = false;
+    } else if (type == record_type::cell_error && r.contains("suite")) {
+      out.suite_errors[{r.value("cell", ""), r.value("suite", "")}] = r.value("message", "");
+      out.driver_error_everywhere = false;
+    } else if (type == record_type::suite_end) {
+      index_suite_end(r, out);
     } else if (type == record_type::cell_error) {
       out.cell_errors[r.value("cell", "")] = r.value("message", "");
       if (r.value("kind", "") != "driver")

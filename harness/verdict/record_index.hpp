@@ -5,6 +5,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +18,10 @@ struct record_index {
   std::map<std::string, nlohmann::json> cells;    ///< cell id -> its latest "cell" record
   std::map<std::string, std::string> cell_errors; ///< cell id -> its latest cell_error message
   std::map<case_key, nlohmann::json> cases;       ///< (cell, case) -> its latest "case" record
+  /// (cell, external suite) -> why the suite could not run there; a later suite_end clears it
+  std::map<case_key, std::string> suite_errors;
+  /// cell -> function -> "symbol (source)": what its external suites' processes bound
+  std::map<std::string, std::map<std::string, std::set<std::string>>> bindings;
   /// No cell started and every cell_error came from opening the driver: the host is at fault,
   /// not the bindings (docs/verdicts.md, exit code 3).
   bool driver_error_everywhere = true;

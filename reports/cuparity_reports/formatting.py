@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 OUTCOME_SYMBOL = {"pass": "", "not_supported": "–", "fail": "✗", "crash": "☠", "timeout": "⧗",
-                  "resource_error": "R", "error": "!", "missing": "·"}
+                  "resource_error": "R", "error": "!", "flaky": "~", "missing": "·"}
 
 def fmt_num(v: Any, digits: int = 4) -> str:
     if v is None:

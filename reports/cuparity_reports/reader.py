@@ -58,7 +58,7 @@ NO_VERDICT = "no verdict (no summary.json)"
 # The judge's verdict words (docs/formats.md) and the outcomes of a result
 # (harness/protocol/outcome.cpp): a summary with another is refused, as the C++ reader refuses it.
 VERDICTS = ("equivalent", "failed", "incomplete", "environment")
-OUTCOMES = ("pass", "fail", "not_supported", "resource_error", "crash", "timeout", "error")
+OUTCOMES = ("pass", "fail", "not_supported", "resource_error", "crash", "timeout", "error", "flaky")
 MAX_EXIT_CODE = 255  # an exit code is what a process can return
 
 OK_OUTCOMES = ("pass", "not_supported")  # for display counts only; no verdict is made from it

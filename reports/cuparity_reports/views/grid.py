@@ -8,7 +8,8 @@ from ..formatting import OUTCOME_SYMBOL, env_text, fmt_num, json_value
 from ..json_input import REQUIRED, Obj
 from .run_index import RunIndex, backend
 
-LEGEND_OUTCOMES = ("pass", "not_supported", "fail", "crash", "timeout", "resource_error", "error", "missing")
+LEGEND_OUTCOMES = ("pass", "not_supported", "fail", "crash", "timeout", "resource_error", "error", "flaky",
+                   "missing")
 BINDING_SWATCH = {"internal": "#1f6fb4", "nvidia": "#e07b00"}
 
 

@@ -1,0 +1,140 @@
+// The verdict on external suites' records: flaky tests, flakes files, the bindings beside a
+// divergence, no-op variables, one cell error per suite, and coverage by suite.
+#include "harness/verdict/coverage.hpp"
+#include "verdict_records.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace cuparity;
+using namespace cuparity::verdict_test;
+
+namespace {
+
+/// A suite matrix over the axes A and B (four cells), suite "ext"; `extra` is appended.
+matrix load_suite_matrix(const std::string &name, const std::string &extra = "") {
+  const auto path = (scratch_dir() / (name + ".toml")).string();
+  std::ofstream(path) << "[matrix]\nname = \"" << name << "\"\n[axes]\nA = [\"0\", \"1\"]\n"
+                      << "B = [\"0\", \"1\"]\n[[suite]]\nname = \"ext\"\n"
+                      << "command = [\"python3\", \"-m\", \"pytest\", \"--junitxml={junit}\"]\n"
+                      << extra;
+  return load_matrix(path, [](const std::string &g) { return g == "*"; });
+}
+
+json suite_end(const std::string &cell, json bindings) {
+  return make_record(record_type::suite_end, {{"cell", cell},
+                                              {"suite", "ext"},
+                                              {"tests", 1},
+                                              {"processes", json::array()},
+                                              {"bindings", std::move(bindings)},
+                                              {"evidence", json::object()}});
+}
+
+json flaky(const std::string &cell, const std::string &id) {
+  return result(cell, id, outcome::flaky, json::object(),
+                "changed outcome between tries: fail, pass");
+}
+
+const json legacy_bindings = {{"cuInit", {"cuInit (dlsym)"}},
+                              {"cuMemGetInfo", {"cuMemGetInfo_v2 (dlsym)"}}};
+
+std::vector<planned_pair> suite_plan(const std::vector<std::string> &cells) {
+  std::vector<planned_pair> out;
+  for (const auto &c : cells)
+    out.push_back({c, "ext.*"});
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("suite verdict: a flaky test nothing excuses is a problem of its own, never compared",
+          "[verdict][suite]") {
+  auto m = load_suite_matrix("flaky_problem");
+  auto c = compare(m, {cell_rec("A=0,B=0"), cell_rec("A=0,B=1"), flaky("A=0,B=0", "ext.t.T.test_x"),
+                       result("A=0,B=1", "ext.t.T.test_x", outcome::pass)});
+  CHECK(kinds(c) == std::vector<std::string>{"flaky"});
+  CHECK(c.problems[0].message.find("fail, pass") != std::string::npos);
+  CHECK(c.divergences.empty()); // reported as flaky, not as a difference between the cells
+  CHECK(c.outcome_counts["flaky"] == 1);
+  CHECK(c.flaky_excused == 0);
+}
+
+TEST_CASE("suite verdict: the suite's flakes file excuses a flaky test, and the summary counts it",
+          "[verdict][suite]") {
+  std::ofstream(scratch_dir() / "ext.flakes") << "# known races\next.t.T.test_x* races a timer\n";
+  auto m = load_suite_matrix("flaky_excused", "flakes = \"ext.flakes\"\n");
+  REQUIRE(m.suites.at(0).flakes.size() == 1);
+  auto c = compare(m, {cell_rec("A=0,B=0"), cell_rec("A=0,B=1"), flaky("A=0,B=0", "ext.t.T.test_x"),
+                       flaky("A=0,B=1", "ext.t.T.test_y")});
+  CHECK(kinds(c) == std::vector<std::string>{"flaky"}); // test_y is not excused
+  CHECK(c.problems[0].case_id == "ext.t.T.test_y");
+  CHECK(c.flaky_excused == 1);
+  CHECK(c.allowed == 1);
+  CHECK(c.outcome_counts["flaky"] == 2);
+}
+
+TEST_CASE("suite verdict: a divergence names the functions its cells bound apart",
+          "[verdict][suite]") {
+  auto m = load_suite_matrix("bound_apart");
+  json proc = legacy_bindings;
+  proc["cuMemGetInfo"] = {"cuMemGetInfo (proc)"};
+  auto c =
+      compare(m, {cell_rec("A=0,B=0"), cell_rec("A=1,B=0"), suite_end("A=0,B=0", legacy_bindings),
+                  suite_end("A=1,B=0", proc), result("A=0,B=0", "ext.t.test_info", outcome::pass),
+                  result("A=1,B=0", "ext.t.test_info", outcome::fail)});
+  REQUIRE(c.divergences.size() == 1);
+  const auto &b = c.divergences[0].bindings;
+  REQUIRE(b.size() == 1); // cuInit was bound alike: not listed
+  CHECK(b[0].function == "cuMemGetInfo");
+  CHECK(b[0].cells.at("A=0,B=0") == std::vector<std::string>{"cuMemGetInfo_v2 (dlsym)"});
+  CHECK(b[0].cells.at("A=1,B=0") == std::vector<std::string>{"cuMemGetInfo (proc)"});
+}
+
+TEST_CASE("suite verdict: a variable that changed no captured cell's bindings is a no-op",
+          "[verdict][suite]") {
+  auto m = load_suite_matrix("noop");
+  json other = legacy_bindings;
+  other["cuMemGetInfo"] = {"cuMemGetInfo (proc)"};
+  // A changes the bindings, B never does.
+  auto c = compare(m, {suite_end("A=0,B=0", legacy_bindings), suite_end("A=0,B=1", legacy_bindings),
+                       suite_end("A=1,B=0", other), suite_end("A=1,B=1", other)});
+  REQUIRE(kinds(c) == std::vector<std::string>{"no_op_configuration"});
+  CHECK(c.problems[0].message.rfind("B changed nothing", 0) == 0);
+  CHECK(c.problems[0].message.find("2 pair(s)") != std::string::npos);
+  // One pair that differs is enough: B is read.
+  auto read = compare(m, {suite_end("A=0,B=0", legacy_bindings), suite_end("A=0,B=1", other),
+                          suite_end("A=1,B=0", other), suite_end("A=1,B=1", other)});
+  CHECK(std::count(kinds(read).begin(), kinds(read).end(), "no_op_configuration") == 0);
+  // Without captured pairs there is no evidence either way.
+  CHECK(kinds(compare(m, {suite_end("A=0,B=0", legacy_bindings)})).empty());
+}
+
+TEST_CASE("suite verdict: a suite that could not run is one cell error, until it ran to its end",
+          "[verdict][suite]") {
+  auto m = load_suite_matrix("suite_error");
+  json error = cell_error("A=1,B=0", "suite", "ext: the suite ran no test (ImportError)");
+  error["suite"] = "ext";
+  auto c = compare(m, {cell_rec("A=0,B=0"), error});
+  CHECK(problems(c) == std::vector<std::string>{
+                           "cell_error [A=1,B=0] : ext: the suite ran no test (ImportError)"});
+  auto resumed = compare(m, {cell_rec("A=0,B=0"), error, suite_end("A=1,B=0", legacy_bindings)});
+  CHECK(kinds(resumed).empty());
+}
+
+TEST_CASE("suite coverage: a suite_end covers its (cell, suite) pair and the suite's tests",
+          "[verdict][suite][coverage]") {
+  const std::vector<json> records = {suite_end("c1", json::object()),
+                                     result("c1", "ext.t.test_a", outcome::pass),
+                                     result("c1", "ext.t.test_a", outcome::pass), // a resumed suite
+                                     result("c2", "ext.t.test_a", outcome::pass)};
+  const coverage cov = check_coverage(suite_plan({"c1", "c2"}), records);
+  CHECK(cov.recorded == 1);
+  REQUIRE(cov.missing.size() == 1); // c2's suite never ended
+  CHECK(cov.missing[0] == planned_pair{"c2", "ext.*"});
+  CHECK(cov.unplanned.empty());
+  CHECK(cov.duplicated.empty());
+  // A test of a suite the plan does not hold is unplanned.
+  const coverage foreign =
+      check_coverage(suite_plan({"c1"}),
+                     {suite_end("c1", json::object()), result("c9", "ext.t.x", outcome::pass)});
+  CHECK(foreign.unplanned.size() == 1);
+}
