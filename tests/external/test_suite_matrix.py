@@ -9,7 +9,9 @@ MATRIX --out DIR -j 2`, and the tests read DIR/summary.json:
   no-op;
 - suite-flakes.toml: the flaky test excused by flakes.txt is still flaky, but no problem;
 - suite-broken.toml: a cell whose suite cannot import simpkg is one cell_error, with no per-test
-  records.
+  records;
+- suite-crash.toml: the simulated driver crashes inside one test; that test is a crash and the
+  rest of the suite, resumed in a fresh process, still has its own outcomes.
 cuparity and the simulated driver are found in $CUPARITY_BIN_DIR, else $CUPARITY_BUILD_DIR/bin,
 else <repo>/build/bin; without them every test here is skipped, naming the folder.
 """
@@ -94,6 +96,11 @@ def suite_flakes(tmp_path_factory):
 @pytest.fixture(scope="module")
 def suite_broken(tmp_path_factory):
     return run_matrix("suite-broken.toml", tmp_path_factory.mktemp("suite-broken") / "out")
+
+
+@pytest.fixture(scope="module")
+def suite_crash(tmp_path_factory):
+    return run_matrix("suite-crash.toml", tmp_path_factory.mktemp("suite-crash") / "out")
 
 
 def test_every_test_is_a_case_of_every_cell(suite):
@@ -186,3 +193,18 @@ def test_suite_that_cannot_import_is_one_cell_error(suite_broken):
     assert [r for r in suite_broken["results"]
             if r["cell"] == broken and r["case"].startswith("simpkg.")] == []
     assert outcomes(suite_broken, "simpkg.test_basics.test_roundtrip") == {working: "pass"}
+
+
+def test_crash_inside_a_test_is_that_tests_and_the_suite_resumes(suite_crash):
+    [clean] = cells_by(suite_crash, CUPARITY_SIM_FAULTS=None)
+    [faulty] = cells_by(suite_crash, CUPARITY_SIM_FAULTS="cuCtxSynchronize:crash")
+    crashed = "simpkg.test_basics.StreamTests.test_synchronize"
+    assert outcomes(suite_crash, crashed) == {clean: "pass", faulty: "crash"}
+    by_cell = {cell: {r["case"]: r["outcome"] for r in suite_crash["results"] if r["cell"] == cell}
+               for cell in (clean, faulty)}
+    # Every other test has the clean cell's outcome, those after the crash (test_flaky,
+    # test_memory) included: the suite went on in a fresh process without the finished tests.
+    del by_cell[clean][crashed], by_cell[faulty][crashed]
+    assert by_cell[faulty] == by_cell[clean]
+    assert MEM_INFO_CASE in by_cell[faulty] and FLAKY_CASE in by_cell[faulty]
+    assert [d["case"] for d in suite_crash["divergences"]] == [crashed]

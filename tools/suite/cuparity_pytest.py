@@ -52,7 +52,9 @@ def own_mangle_test_address(nodeid: str) -> list[str]:
 
     `pkg/test_a.py::TestX::test_y[1-a::b]` -> ["pkg.test_a", "TestX", "test_y[1-a::b]"]. The path
     ends at the first `::` (a file name may hold `[`), and the first `[` after it opens the
-    parameters, which stay on the last name as one opaque bracket (they may hold `::`).
+    parameters, which stay on the last name as one opaque bracket (they may hold `::`). This is
+    pytest 9.2's rule; pytest 9.1 and older split at the first `[` anywhere, which differs only
+    for a path holding `[`, and only matters here when the private import above failed.
     """
     path, sep, tail = nodeid.partition("::")
     path = re.sub(r"\.py$", "", path.replace("/", "."))
