@@ -153,12 +153,14 @@ class SuiteObserver:
         self.emit({"event": "start", "nodeid": nodeid, "classname": classname, "name": name})
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        # A failure in any phase (setup, call, teardown) fails the test; a skip counts only from
-        # setup or call (a skip in teardown is not a skipped test), and never hides a failure.
+        # A failure in any phase (setup, call, teardown) fails the test, and a skip in any phase
+        # that did not fail skips it. That is what junitxml writes (a fixture that skips in its
+        # teardown gives the test a <skipped> element), so a test's outcome is the same whether
+        # the runner reads it from the JUnit file or, after a crash, from this file.
         current = self.outcomes.get(report.nodeid, "passed")
         if report.failed:
             self.outcomes[report.nodeid] = "failed"
-        elif report.skipped and report.when in ("setup", "call") and current != "failed":
+        elif report.skipped and current != "failed":
             self.outcomes[report.nodeid] = "skipped"
 
     def pytest_runtest_logfinish(self, nodeid: str, location) -> None:

@@ -148,6 +148,46 @@ def test_progress_names_every_test_as_junitxml_does(pytester, monkeypatch):
     assert by_id["sub/test_nested.py::test_deep"] == ("sub.test_nested", "test_deep")
 
 
+def test_outcomes_agree_with_junitxml_in_every_phase(pytester, monkeypatch):
+    make_suite(pytester, {"test_phases.py": """
+import pytest
+
+@pytest.fixture
+def skips_in_teardown():
+    yield
+    pytest.skip("teardown skip")
+
+@pytest.fixture
+def fails_in_teardown():
+    yield
+    raise RuntimeError("teardown broke")
+
+def test_teardown_skip(skips_in_teardown):
+    pass
+
+def test_teardown_error(fails_in_teardown):
+    pass
+
+def test_fail_and_teardown_skip(skips_in_teardown):
+    assert False
+"""})
+    progress = pytester.path / "progress.jsonl"
+    junit = pytester.path / "junit.xml"
+    monkeypatch.setenv("CUPARITY_SUITE_PROGRESS", str(progress))
+    run_as_the_runner_does(pytester, monkeypatch, f"--junitxml={junit}")
+    ends = {e["nodeid"].split("::")[1]: e["outcome"] for e in read_progress(progress)
+            if e["event"] == "end"}
+    assert ends == {"test_teardown_skip": "skipped", "test_teardown_error": "failed",
+                    "test_fail_and_teardown_skip": "failed"}
+    # junitxml's verdict for the same tests: the first child element of each testcase.
+    kinds = {case.get("name"): [child.tag for child in case if child.tag in
+                                ("failure", "error", "skipped")]
+             for case in ET.parse(junit).getroot().iter("testcase")}
+    assert kinds["test_teardown_skip"] == ["skipped"]
+    assert kinds["test_teardown_error"] == ["error"]
+    assert kinds["test_fail_and_teardown_skip"][0] == "failure"
+
+
 def test_junit_prefix_is_honoured(pytester, monkeypatch):
     make_suite(pytester, {"test_one.py": "def test_a():\n    pass\n"})
     progress = pytester.path / "progress.jsonl"
