@@ -1,0 +1,8 @@
+"""tests/external: only test_suite_matrix.py is collected from here.
+
+simpkg_tests/ is the external suite that `cuparity run` starts inside each cell, with the driver
+and the variables the cell sets; collected by the repository's own pytest run it would load the
+system driver and fail, so it is left to the matrices.
+"""
+
+collect_ignore = ["simpkg_tests", "simpkg"]

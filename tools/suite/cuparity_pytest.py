@@ -1,0 +1,190 @@
+"""cuparity's pytest plugin: what an external suite's process is doing, for `cuparity run`.
+
+The runner starts an external pytest suite with this folder first on PYTHONPATH and
+`-p cuparity_pytest` in PYTEST_ADDOPTS. Everything the plugin does is asked for by an environment
+variable; with none of them set it registers nothing and the suite runs as if it were absent.
+
+- CUPARITY_SUITE_PROGRESS=<file>: JSON lines appended as the suite runs, so that the runner knows
+  which test was running when the process died (an OOM kill, a signal, its timeout), something
+  pytest's JUnit file cannot say because it is only written at the end:
+    {"event": "collected", "count": N}            the items that will run, after selection
+    {"event": "start", "nodeid", "classname", "name"}   a test begins (classname and name as
+                                                  --junitxml writes them, so the two files join)
+    {"event": "end", "nodeid", "outcome"}         it ended: passed, failed or skipped
+  Each line is one write and one flush: a killed process loses nothing it had written, since the
+  page cache outlives it (no fsync: the machine is not expected to crash, only the process).
+- CUPARITY_SUITE_DESELECT=<file>: node ids, one a line, deselected (the tests a crashed process
+  had already finished, when the runner resumes the suite in a fresh one).
+- CUPARITY_SUITE_ONLY=<file>: node ids, one a line; every other item is deselected (a failed test
+  re-run alone).
+
+A variable naming a file that cannot be read (or, for the progress file, opened for appending)
+is a pytest usage error naming the variable and the path, so the suite exits non-zero at once
+instead of running unobserved or unfiltered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import pytest
+
+PROGRESS_VAR = "CUPARITY_SUITE_PROGRESS"
+DESELECT_VAR = "CUPARITY_SUITE_DESELECT"
+ONLY_VAR = "CUPARITY_SUITE_ONLY"
+
+# The junitxml plugin's own functions, when this pytest has them under these names: the progress
+# file must name each test exactly as the JUnit file does, and the surest way is the same code.
+# They are private, so a pytest that moved them falls back to the copies below (which
+# tests/test_plugin.py checks against the originals wherever both exist).
+try:
+    from _pytest.junitxml import bin_xml_escape as _pytest_bin_xml_escape
+    from _pytest.junitxml import mangle_test_address as _pytest_mangle_test_address
+except ImportError:  # pragma: no cover - depends on the installed pytest
+    _pytest_bin_xml_escape = None
+    _pytest_mangle_test_address = None
+
+
+def own_mangle_test_address(nodeid: str) -> list[str]:
+    """The junitxml split of a node id: dotted file path, then each `::` name, params kept.
+
+    `pkg/test_a.py::TestX::test_y[1-a::b]` -> ["pkg.test_a", "TestX", "test_y[1-a::b]"]. The path
+    ends at the first `::` (a file name may hold `[`), and the first `[` after it opens the
+    parameters, which stay on the last name as one opaque bracket (they may hold `::`). This is
+    pytest 9.2's rule; pytest 9.1 and older split at the first `[` anywhere, which differs only
+    for a path holding `[`, and only matters here when the private import above failed.
+    """
+    path, sep, tail = nodeid.partition("::")
+    path = re.sub(r"\.py$", "", path.replace("/", "."))
+    if not sep:
+        return [path]
+    name_part, bracket, params = tail.partition("[")
+    names = [path, *name_part.split("::")]
+    names[-1] += bracket + params
+    return names
+
+
+# What junitxml does to a name before writing it: characters XML 1.0 cannot hold (and DEL) are
+# shown as "#xNN", so that the attribute can be written at all.
+_ILLEGAL_XML = re.compile(
+    "[^\u0009\u000a\u000d\u0020-\u007e\u0080-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def own_bin_xml_escape(text: str) -> str:
+    """junitxml's escape of characters XML cannot carry: "\\x07" -> "#x07"."""
+    def repl(match: re.Match) -> str:
+        code = ord(match.group())
+        return f"#x{code:02X}" if code <= 0xFF else f"#x{code:04X}"
+    return _ILLEGAL_XML.sub(repl, str(text))
+
+
+mangle_test_address = _pytest_mangle_test_address or own_mangle_test_address
+bin_xml_escape = _pytest_bin_xml_escape or own_bin_xml_escape
+
+
+def junit_names(nodeid: str, prefix: str | None) -> tuple[str, str]:
+    """(classname, name) of a test as --junitxml (with --junit-prefix PREFIX) writes them."""
+    names = mangle_test_address(nodeid)
+    classnames = names[:-1]
+    if prefix:
+        classnames.insert(0, prefix)
+    return ".".join(classnames), bin_xml_escape(names[-1])
+
+
+def read_nodeids(variable: str) -> set[str] | None:
+    """The node ids of the file named by `variable` (blank lines ignored), None when it is unset."""
+    path = os.environ.get(variable)
+    if not path:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            return {line.strip() for line in f if line.strip()}
+    except (OSError, UnicodeDecodeError) as e:
+        raise pytest.UsageError(f"{variable}={path}: cannot read the node id list: {e}") from e
+
+
+class SuiteObserver:
+    """The hooks registered when at least one variable is set."""
+
+    def __init__(self, config: pytest.Config, progress, deselect, only) -> None:
+        self.config = config
+        self.progress = progress      # an open text file, or None
+        self.deselect = deselect      # node ids to drop, or None
+        self.only = only              # node ids to keep, or None
+        self.outcomes: dict[str, str] = {}
+
+    def emit(self, record: dict) -> None:
+        if self.progress is None:
+            return
+        # One write of one whole line, then flush: a line is in the page cache before the test
+        # body runs, and a kill can cut at most the line being written, never an earlier one.
+        self.progress.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self.progress.flush()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list) -> None:
+        # trylast: -k, -m and other selection plugins have had their say, so the items left are
+        # what would run; both lists then only narrow them further.
+        if self.only is None and self.deselect is None:
+            return
+        kept, dropped = [], []
+        for item in items:
+            if self.only is not None and item.nodeid not in self.only:
+                dropped.append(item)
+            elif self.deselect is not None and item.nodeid in self.deselect:
+                dropped.append(item)
+            else:
+                kept.append(item)
+        if dropped:
+            # Reported as deselected, as -k does, so the summary line counts them.
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.emit({"event": "collected", "count": len(session.items)})
+
+    def pytest_runtest_logstart(self, nodeid: str, location) -> None:
+        # junitprefix is junitxml's option: absent when that plugin is disabled (-p no:junitxml).
+        prefix = getattr(self.config.option, "junitprefix", None)
+        classname, name = junit_names(nodeid, prefix)
+        self.outcomes[nodeid] = "passed"
+        self.emit({"event": "start", "nodeid": nodeid, "classname": classname, "name": name})
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        # A failure in any phase (setup, call, teardown) fails the test, and a skip in any phase
+        # that did not fail skips it. That is what junitxml writes (a fixture that skips in its
+        # teardown gives the test a <skipped> element), so a test's outcome is the same whether
+        # the runner reads it from the JUnit file or, after a crash, from this file.
+        current = self.outcomes.get(report.nodeid, "passed")
+        if report.failed:
+            self.outcomes[report.nodeid] = "failed"
+        elif report.skipped and current != "failed":
+            self.outcomes[report.nodeid] = "skipped"
+
+    def pytest_runtest_logfinish(self, nodeid: str, location) -> None:
+        self.emit({"event": "end", "nodeid": nodeid, "outcome": self.outcomes.pop(nodeid, "passed")})
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.progress is not None:
+            self.progress.close()
+            self.progress = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    progress_path = os.environ.get(PROGRESS_VAR)
+    deselect = read_nodeids(DESELECT_VAR)
+    only = read_nodeids(ONLY_VAR)
+    if not progress_path and deselect is None and only is None:
+        return  # nothing asked: leave the suite exactly as it is
+    progress = None
+    if progress_path:
+        try:
+            # Appending: a suite resumed after a crash continues the same file.
+            progress = open(progress_path, "a", encoding="utf-8")
+        except OSError as e:
+            raise pytest.UsageError(
+                f"{PROGRESS_VAR}={progress_path}: cannot open the progress file: {e}") from e
+    config.pluginmanager.register(SuiteObserver(config, progress, deselect, only),
+                                  "cuparity_suite_observer")

@@ -1,0 +1,335 @@
+"""tools/suite/cuparity_pytest.py: the progress lines and node id filters an external suite gets.
+
+Each test runs a small suite through pytest's own `pytester` (in a subprocess where the test
+kills its process, or where the plugin must be loaded exactly as the runner loads it: the folder
+on PYTHONPATH and `-p cuparity_pytest` in PYTEST_ADDOPTS), and reads what the plugin wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+SUITE_DIR = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(SUITE_DIR))
+
+import cuparity_pytest  # noqa: E402  (needs SUITE_DIR on sys.path)
+
+pytest_plugins = ["pytester"]
+
+VARIABLES = ("CUPARITY_SUITE_PROGRESS", "CUPARITY_SUITE_DESELECT", "CUPARITY_SUITE_ONLY")
+
+# Every kind of test the runner must name: pass, fail, skip, xfail, parametrised ids with brackets
+# (and `::` and a space inside the parameters), a unittest.TestCase, a class of plain tests.
+MIXED_SUITE = {
+    "test_mixed.py": """
+import unittest
+import pytest
+
+def test_pass():
+    pass
+
+def test_fail():
+    assert 1 == 2
+
+def test_skip():
+    pytest.skip("not here")
+
+@pytest.mark.xfail(reason="known")
+def test_xfail():
+    assert False
+
+@pytest.mark.parametrize("value", ["a[1]", "x::y", "two words", 3])
+def test_param(value):
+    assert value != 3
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("setup broke")
+
+def test_setup_error(broken):
+    pass
+
+class TestPlain:
+    def test_method(self):
+        pass
+
+class Unit(unittest.TestCase):
+    def test_ok(self):
+        self.assertTrue(True)
+
+    @unittest.skip("unittest skip")
+    def test_skipped(self):
+        pass
+""",
+    "sub/test_nested.py": """
+def test_deep():
+    pass
+""",
+}
+
+EXPECTED_OUTCOMES = {
+    "test_mixed.py::test_pass": "passed",
+    "test_mixed.py::test_fail": "failed",
+    "test_mixed.py::test_skip": "skipped",
+    "test_mixed.py::test_xfail": "skipped",
+    "test_mixed.py::test_param[a[1]]": "passed",
+    "test_mixed.py::test_param[x::y]": "passed",
+    "test_mixed.py::test_param[two words]": "passed",
+    "test_mixed.py::test_param[3]": "failed",
+    "test_mixed.py::test_setup_error": "failed",
+    "test_mixed.py::TestPlain::test_method": "passed",
+    "test_mixed.py::Unit::test_ok": "passed",
+    "test_mixed.py::Unit::test_skipped": "skipped",
+    "sub/test_nested.py::test_deep": "passed",
+}
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch):
+    """No variable of the plugin leaks in from the outer run."""
+    for name in VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
+def make_suite(pytester, files=MIXED_SUITE) -> None:
+    for name, text in files.items():
+        path = pytester.path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def run_as_the_runner_does(pytester, monkeypatch, *args):
+    """pytest in a fresh process, the plugin loaded through PYTHONPATH and PYTEST_ADDOPTS."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        p for p in (str(SUITE_DIR), os.environ.get("PYTHONPATH", "")) if p))
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p cuparity_pytest")
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+
+
+def read_progress(path: Path) -> list[dict]:
+    text = path.read_text(encoding="utf-8")
+    assert text.endswith("\n"), "every progress line must be complete"
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def junit_cases(path: Path) -> list[tuple[str, str]]:
+    return [(case.get("classname"), case.get("name"))
+            for case in ET.parse(path).getroot().iter("testcase")]
+
+
+def test_progress_names_every_test_as_junitxml_does(pytester, monkeypatch):
+    make_suite(pytester)
+    progress = pytester.path / "progress.jsonl"
+    junit = pytester.path / "junit.xml"
+    monkeypatch.setenv("CUPARITY_SUITE_PROGRESS", str(progress))
+    result = run_as_the_runner_does(pytester, monkeypatch, f"--junitxml={junit}")
+    result.assert_outcomes(passed=7, failed=2, skipped=2, xfailed=1, errors=1)
+
+    events = read_progress(progress)
+    assert events[0] == {"event": "collected", "count": len(EXPECTED_OUTCOMES)}
+    starts = [e for e in events if e["event"] == "start"]
+    ends = {e["nodeid"]: e["outcome"] for e in events if e["event"] == "end"}
+    assert ends == EXPECTED_OUTCOMES
+    # Each start comes right before its own end: one test at a time, and nothing else in between.
+    for start, end in zip(events[1::2], events[2::2]):
+        assert (start["event"], end["event"], start["nodeid"]) == ("start", "end", end["nodeid"])
+    # The same (classname, name) pairs as the JUnit file of the same run, in the same order
+    # (junitxml writes the setup error of test_setup_error as that test's own testcase).
+    assert [(s["classname"], s["name"]) for s in starts] == junit_cases(junit)
+    by_id = {s["nodeid"]: (s["classname"], s["name"]) for s in starts}
+    assert by_id["test_mixed.py::test_param[x::y]"] == ("test_mixed", "test_param[x::y]")
+    assert by_id["test_mixed.py::Unit::test_ok"] == ("test_mixed.Unit", "test_ok")
+    assert by_id["sub/test_nested.py::test_deep"] == ("sub.test_nested", "test_deep")
+
+
+def test_outcomes_agree_with_junitxml_in_every_phase(pytester, monkeypatch):
+    make_suite(pytester, {"test_phases.py": """
+import pytest
+
+@pytest.fixture
+def skips_in_teardown():
+    yield
+    pytest.skip("teardown skip")
+
+@pytest.fixture
+def fails_in_teardown():
+    yield
+    raise RuntimeError("teardown broke")
+
+def test_teardown_skip(skips_in_teardown):
+    pass
+
+def test_teardown_error(fails_in_teardown):
+    pass
+
+def test_fail_and_teardown_skip(skips_in_teardown):
+    assert False
+"""})
+    progress = pytester.path / "progress.jsonl"
+    junit = pytester.path / "junit.xml"
+    monkeypatch.setenv("CUPARITY_SUITE_PROGRESS", str(progress))
+    run_as_the_runner_does(pytester, monkeypatch, f"--junitxml={junit}")
+    ends = {e["nodeid"].split("::")[1]: e["outcome"] for e in read_progress(progress)
+            if e["event"] == "end"}
+    assert ends == {"test_teardown_skip": "skipped", "test_teardown_error": "failed",
+                    "test_fail_and_teardown_skip": "failed"}
+    # junitxml's verdict for the same tests: the first child element of each testcase.
+    kinds = {case.get("name"): [child.tag for child in case if child.tag in
+                                ("failure", "error", "skipped")]
+             for case in ET.parse(junit).getroot().iter("testcase")}
+    assert kinds["test_teardown_skip"] == ["skipped"]
+    assert kinds["test_teardown_error"] == ["error"]
+    assert kinds["test_fail_and_teardown_skip"][0] == "failure"
+
+
+def test_junit_prefix_is_honoured(pytester, monkeypatch):
+    make_suite(pytester, {"test_one.py": "def test_a():\n    pass\n"})
+    progress = pytester.path / "progress.jsonl"
+    junit = pytester.path / "junit.xml"
+    monkeypatch.setenv("CUPARITY_SUITE_PROGRESS", str(progress))
+    run_as_the_runner_does(pytester, monkeypatch, f"--junitxml={junit}", "--junit-prefix=pre")
+    start = [e for e in read_progress(progress) if e["event"] == "start"][0]
+    assert (start["classname"], start["name"]) == ("pre.test_one", "test_a")
+    assert junit_cases(junit) == [("pre.test_one", "test_a")]
+
+
+def test_a_killed_process_leaves_a_start_without_an_end(pytester, monkeypatch):
+    make_suite(pytester, {"test_kill.py": """
+import os, signal
+
+def test_before():
+    pass
+
+def test_killed():
+    os.kill(os.getpid(), signal.SIGKILL)
+
+def test_after():
+    pass
+"""})
+    progress = pytester.path / "progress.jsonl"
+    monkeypatch.setenv("CUPARITY_SUITE_PROGRESS", str(progress))
+    result = run_as_the_runner_does(pytester, monkeypatch)
+    assert result.ret == -9
+    assert read_progress(progress) == [
+        {"event": "collected", "count": 3},
+        {"event": "start", "nodeid": "test_kill.py::test_before", "classname": "test_kill",
+         "name": "test_before"},
+        {"event": "end", "nodeid": "test_kill.py::test_before", "outcome": "passed"},
+        {"event": "start", "nodeid": "test_kill.py::test_killed", "classname": "test_kill",
+         "name": "test_killed"},
+    ]
+
+
+def test_resumed_process_appends_to_the_same_file(pytester, monkeypatch):
+    make_suite(pytester, {"test_one.py": "def test_a():\n    pass\n"})
+    progress = pytester.path / "progress.jsonl"
+    progress.write_text('{"event": "collected", "count": 5}\n', encoding="utf-8")
+    monkeypatch.setenv("CUPARITY_SUITE_PROGRESS", str(progress))
+    pytester.runpytest("-p", "cuparity_pytest").assert_outcomes(passed=1)
+    assert [e["event"] for e in read_progress(progress)] == ["collected", "collected", "start", "end"]
+
+
+def test_deselect_drops_the_listed_tests(pytester, monkeypatch):
+    make_suite(pytester)
+    progress = pytester.path / "progress.jsonl"
+    deselect = pytester.path / "deselect.txt"
+    deselect.write_text("test_mixed.py::test_fail\n\ntest_mixed.py::test_param[a[1]]\n"
+                        "test_mixed.py::Unit::test_ok\n", encoding="utf-8")
+    monkeypatch.setenv("CUPARITY_SUITE_PROGRESS", str(progress))
+    monkeypatch.setenv("CUPARITY_SUITE_DESELECT", str(deselect))
+    result = pytester.runpytest("-p", "cuparity_pytest")
+    # pytest is told, so its summary counts them as deselected.
+    result.assert_outcomes(passed=5, failed=1, skipped=2, xfailed=1, errors=1, deselected=3)
+    events = read_progress(progress)
+    assert events[0] == {"event": "collected", "count": len(EXPECTED_OUTCOMES) - 3}
+    ran = {e["nodeid"] for e in events if e["event"] == "start"}
+    assert ran == set(EXPECTED_OUTCOMES) - {"test_mixed.py::test_fail",
+                                            "test_mixed.py::test_param[a[1]]",
+                                            "test_mixed.py::Unit::test_ok"}
+
+
+def test_only_keeps_the_listed_tests(pytester, monkeypatch):
+    make_suite(pytester)
+    progress = pytester.path / "progress.jsonl"
+    only = pytester.path / "only.txt"
+    only.write_text("test_mixed.py::test_param[x::y]\nsub/test_nested.py::test_deep\n",
+                    encoding="utf-8")
+    monkeypatch.setenv("CUPARITY_SUITE_PROGRESS", str(progress))
+    monkeypatch.setenv("CUPARITY_SUITE_ONLY", str(only))
+    result = pytester.runpytest("-p", "cuparity_pytest")
+    result.assert_outcomes(passed=2, deselected=len(EXPECTED_OUTCOMES) - 2)
+    events = read_progress(progress)
+    assert events[0] == {"event": "collected", "count": 2}
+    assert sorted(e["nodeid"] for e in events if e["event"] == "end") == [
+        "sub/test_nested.py::test_deep", "test_mixed.py::test_param[x::y]"]
+
+
+def test_only_and_deselect_together(pytester, monkeypatch):
+    make_suite(pytester)
+    only = pytester.path / "only.txt"
+    only.write_text("test_mixed.py::test_pass\ntest_mixed.py::test_fail\n", encoding="utf-8")
+    deselect = pytester.path / "deselect.txt"
+    deselect.write_text("test_mixed.py::test_fail\n", encoding="utf-8")
+    monkeypatch.setenv("CUPARITY_SUITE_ONLY", str(only))
+    monkeypatch.setenv("CUPARITY_SUITE_DESELECT", str(deselect))
+    result = pytester.runpytest("-p", "cuparity_pytest")
+    result.assert_outcomes(passed=1, deselected=len(EXPECTED_OUTCOMES) - 1)
+
+
+@pytest.mark.parametrize("variable", VARIABLES)
+def test_a_missing_file_is_a_usage_error_naming_the_variable(pytester, monkeypatch, variable):
+    make_suite(pytester, {"test_one.py": "def test_a():\n    pass\n"})
+    missing = pytester.path / "no-such-folder" / "file.txt"
+    monkeypatch.setenv(variable, str(missing))
+    result = run_as_the_runner_does(pytester, monkeypatch)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{variable}={missing}*"])
+    result.stdout.no_fnmatch_line("*1 passed*")
+
+
+def test_nothing_happens_without_variables(pytester, monkeypatch):
+    make_suite(pytester)
+    monkeypatch.chdir(pytester.path)
+    result = run_as_the_runner_does(pytester, monkeypatch)
+    result.assert_outcomes(passed=7, failed=2, skipped=2, xfailed=1, errors=1)
+    assert list(pytester.path.rglob("*.jsonl")) == []
+    # And the plugin, though loaded, registered no hooks of its own.
+    inprocess = pytester.runpytest("-p", "cuparity_pytest", "--co", "-q")
+    assert inprocess.ret == pytest.ExitCode.OK
+    config = pytester.parseconfigure("-p", "cuparity_pytest")
+    assert config.pluginmanager.get_plugin("cuparity_pytest") is not None
+    assert config.pluginmanager.get_plugin("cuparity_suite_observer") is None
+
+
+NODEIDS = [
+    "test_a.py::test_b",
+    "test_a.py",
+    "pkg/sub/test_a.py::TestX::test_y",
+    "pkg/test_a.py::TestX::Inner::test_y[1-2]",
+    "test_a.py::test_b[a::b]",
+    "test_a.py::test_b[a[1]]",
+    "test_a.py::test_b[two words-\u00e9]",
+    "test_a.py::test_b[\x07bell]",
+    "tests/test_py.py.py::test_c",
+]
+
+
+@pytest.mark.parametrize("nodeid", NODEIDS)
+def test_own_naming_agrees_with_junitxml(nodeid):
+    from _pytest import junitxml  # the private originals the plugin prefers
+
+    assert cuparity_pytest.own_mangle_test_address(nodeid) == junitxml.mangle_test_address(nodeid)
+    last = junitxml.mangle_test_address(nodeid)[-1]
+    assert cuparity_pytest.own_bin_xml_escape(last) == junitxml.bin_xml_escape(last)
+
+
+def test_junit_names_prefix_and_escape():
+    assert cuparity_pytest.junit_names("pkg/test_a.py::TestX::test_y[\x07]", "pre") == (
+        "pre.pkg.test_a.TestX", "test_y[#x07]")
+    assert cuparity_pytest.junit_names("test_a.py::test_b", None) == ("test_a", "test_b")
