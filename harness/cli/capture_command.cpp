@@ -22,6 +22,7 @@ namespace {
 struct capture_options {
   std::string out = "cuparity-capture.json";
   std::string events;
+  bool quiet = false;
   std::vector<std::string> command;
 };
 
@@ -132,7 +133,8 @@ int run_capture(const capture_options &opt) {
               << ", but its map was not written: " << terminal_text(e.what()) << "\n";
     return exit_code::bad_input;
   }
-  print_summary(std::cerr, outcome.map, opt.out);
+  if (!opt.quiet)
+    print_summary(std::cerr, outcome.map, opt.out);
   return outcome.exit_status;
 }
 
@@ -146,6 +148,10 @@ void add_capture_command(CLI::App &app, action &run) {
       ->capture_default_str();
   cmd->add_option("--events", opt->events,
                   "Keep the audit library's raw event files in this empty folder");
+  // The runner's external suites read the end of a command's output for its error: the summary
+  // would be all they saw (one line per process of a shell wrapper, say).
+  cmd->add_flag("--quiet", opt->quiet,
+                "No summary on stderr: the command's output is all there is");
   cmd->add_option("command", opt->command, "The command and its arguments, after --")->required();
   cmd->footer("The command's exit status is cuparity's; the map and a summary go to --out and "
               "stderr. Example: cuparity capture --out torch.json -- python3 -c 'import torch; "

@@ -36,7 +36,12 @@ int list_matrix(const list_options &opt) {
       load_matrix_reporting(opt.matrix, known_glob, known_probe, std::cerr, "list");
   if (!m)
     return exit_code::bad_input;
-  auto selected = case_registry::instance().select(m->cases, m->exclude_cases);
+  // A suite matrix runs its suites, whose tests exist only once they run: no built-in case.
+  auto selected = m->suites.empty() ? case_registry::instance().select(m->cases, m->exclude_cases)
+                                    : std::vector<const case_def *>{};
+  nlohmann::json suites = nlohmann::json::array();
+  for (const auto &x : m->suites)
+    suites.push_back({{"name", x.name}, {"command", x.command}, {"timeout_s", x.timeout_s}});
   if (opt.json) {
     nlohmann::json cells = nlohmann::json::array();
     for (const auto &c : m->cells) {
@@ -51,7 +56,11 @@ int list_matrix(const list_options &opt) {
     nlohmann::json cases = nlohmann::json::array();
     for (auto *c : selected)
       cases.push_back(c->id);
-    std::cout << nlohmann::json{{"matrix", m->name}, {"cells", cells}, {"cases", cases}}.dump(2)
+    std::cout << nlohmann::json{{"matrix", m->name},
+                                {"cells", cells},
+                                {"cases", cases},
+                                {"suites", suites}}
+                     .dump(2)
               << "\n";
     return exit_code::ok;
   }
@@ -78,6 +87,14 @@ int list_matrix(const list_options &opt) {
       std::cout << "  [" << x->where.text() << "]\n";
     }
   }
+  for (const auto &x : m->suites) {
+    std::cout << "suite " << x.name << " in every cell (its tests are known once it runs):\n   ";
+    for (const auto &arg : x.command)
+      std::cout << " " << arg;
+    std::cout << "\n";
+  }
+  if (!m->suites.empty())
+    return exit_code::ok;
   std::cout << selected.size() << " cases per cell, " << selected.size() * m->cells.size()
             << " results in all\n";
   for (auto *c : selected)

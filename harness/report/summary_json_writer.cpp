@@ -51,7 +51,8 @@ json divergences_section(const comparison &c) {
   for (const auto &d : c.divergences) {
     json bindings = json::array();
     for (const auto &b : d.bindings)
-      bindings.push_back({{"function", b.function}, {"cells", b.cells}});
+      bindings.push_back(
+          {{"function", b.function}, {"cells", b.cells}, {"same_symbols", b.same_symbols}});
     out.push_back({{"group", d.group},
                    {"case", d.case_id},
                    {"key", d.key},

@@ -144,7 +144,7 @@ suite_process_result run_suite_process(const suite_process_spec &spec,
   r.map_path = spec.dir + "/capture.json";
   r.log_path = spec.dir + "/output.log";
   process_spec p;
-  p.argv = {self_executable(), "capture", "--out", r.map_path, "--"};
+  p.argv = {self_executable(), "capture", "--quiet", "--out", r.map_path, "--"};
   for (const auto &arg : spec.command)
     p.argv.push_back(replace_all(replace_all(arg, "{junit}", r.junit_path), "{out}", spec.dir));
   p.env = suite_environment(spec);

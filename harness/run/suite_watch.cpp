@@ -57,11 +57,11 @@ outcome outcome_of_progress(const std::string &o) {
                           : outcome::error;
 }
 
-/// A failure's message attribute, else the first line of its text.
+/// The first line of a failure's message attribute, else of its text: pytest puts the whole
+/// assertion rewrite in the attribute, and the traceback is in the suite's log.
 std::string junit_message(const junit_test &t) {
-  if (!t.message.empty() || t.detail.empty())
-    return t.message;
-  return t.detail.substr(0, t.detail.find('\n'));
+  const std::string &text = t.message.empty() ? t.detail : t.message;
+  return text.substr(0, text.find('\n'));
 }
 
 class suite_cell_run {
@@ -101,7 +101,8 @@ private:
   std::map<std::string, std::size_t> m_by_nodeid;
   std::vector<std::string> m_main_maps;
   json m_processes = json::array();
-  bool m_followed = false; ///< the plugin reported in some process: node ids can be selected
+  bool m_followed = false;  ///< the plugin reported in some process: node ids can be selected
+  bool m_ran_tests = false; ///< some process started a test (else its JUnit holds only errors)
   int m_reruns = 0;
 };
 
@@ -165,6 +166,15 @@ bool suite_cell_run::end_of_main_process(const suite_process_result &p) {
     cell_error("the suite's process " + p.how_it_ended() + " and " + p.junit_problem + log);
     return false;
   }
+  if (m_followed && !m_ran_tests && !m_tests.empty()) {
+    // pytest's collection errors are <error> testcases of the modules that failed to import,
+    // and no test ran: the suite could not start, one cell error (not one error per module).
+    const std::string first = m_tests.front().tries.front().message;
+    m_tests.clear();
+    cell_error("the suite ran no test: its collection failed (" + first + "); its process " +
+               p.how_it_ended() + log);
+    return false;
+  }
   if (m_tests.empty()) {
     cell_error("the suite ran no test: its process " + p.how_it_ended() + " and its JUnit file " +
                "lists none (an import error stops a pytest suite at collection)" + log);
@@ -189,6 +199,7 @@ suite_process_result suite_cell_run::start(const std::string &tag,
       spec.deselect.push_back(t.nodeid);
   suite_process_result p = run_suite_process(spec, m_r.stop);
   m_followed = m_followed || p.progress.collected.has_value();
+  m_ran_tests = m_ran_tests || !p.progress.tests.empty();
   const auto *in_flight = p.progress.in_flight();
   m_processes.push_back(
       {{"process", tag},

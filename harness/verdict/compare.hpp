@@ -19,6 +19,8 @@ namespace cuparity {
 struct binding_difference {
   std::string function;
   std::map<std::string, std::vector<std::string>> cells; ///< cell -> "symbol (source)", sorted
+  /// The same symbols in every cell, bound another way (dlsym here, cuGetProcAddress there).
+  bool same_symbols = false;
 };
 
 /// One observation (or the outcome, key "outcome") that differs inside a semantic group.

@@ -61,8 +61,8 @@ void compare_groups(const record_index &index, const std::set<case_key> &excused
 /// bound symbols differ between those cells.
 void attach_binding_differences(const record_index &index, comparison &out);
 
-/// A suite matrix's variable that changed no cell's captured bindings: every pair of captured
-/// cells that differ in it alone bound the same symbols, so the package does not read it (a
+/// A suite matrix's variable that changed nothing: every pair of captured cells that differ in it
+/// alone bound the same symbols and ended every test alike, so the package does not read it (a
 /// misspelt variable). A problem of kind "no_op_configuration" per such variable.
 void report_noop_variables(const matrix &m, const record_index &index, comparison &out);
 

@@ -37,6 +37,11 @@ json flaky(const std::string &cell, const std::string &id) {
 const json legacy_bindings = {{"cuInit", {"cuInit (dlsym)"}},
                               {"cuMemGetInfo", {"cuMemGetInfo_v2 (dlsym)"}}};
 
+std::size_t count_kind(const comparison &c, const std::string &kind) {
+  const std::vector<std::string> all = kinds(c);
+  return static_cast<std::size_t>(std::count(all.begin(), all.end(), kind));
+}
+
 std::vector<planned_pair> suite_plan(const std::vector<std::string> &cells) {
   std::vector<planned_pair> out;
   for (const auto &c : cells)
@@ -85,8 +90,26 @@ TEST_CASE("suite verdict: a divergence names the functions its cells bound apart
   const auto &b = c.divergences[0].bindings;
   REQUIRE(b.size() == 1); // cuInit was bound alike: not listed
   CHECK(b[0].function == "cuMemGetInfo");
+  CHECK_FALSE(b[0].same_symbols);
   CHECK(b[0].cells.at("A=0,B=0") == std::vector<std::string>{"cuMemGetInfo_v2 (dlsym)"});
   CHECK(b[0].cells.at("A=1,B=0") == std::vector<std::string>{"cuMemGetInfo (proc)"});
+}
+
+TEST_CASE("suite verdict: other symbols are listed before the same symbols bound another way",
+          "[verdict][suite]") {
+  auto m = load_suite_matrix("bound_another_way");
+  const json proc = {{"cuInit", {"cuInit (proc)"}}, {"cuMemGetInfo", {"cuMemGetInfo (proc)"}}};
+  auto c =
+      compare(m, {cell_rec("A=0,B=0"), cell_rec("A=1,B=0"), suite_end("A=0,B=0", legacy_bindings),
+                  suite_end("A=1,B=0", proc), result("A=0,B=0", "ext.t.test_info", outcome::pass),
+                  result("A=1,B=0", "ext.t.test_info", outcome::fail)});
+  REQUIRE(c.divergences.size() == 1);
+  const auto &b = c.divergences[0].bindings;
+  REQUIRE(b.size() == 2);
+  CHECK(b[0].function == "cuMemGetInfo"); // another symbol: first, though cuInit sorts before it
+  CHECK_FALSE(b[0].same_symbols);
+  CHECK(b[1].function == "cuInit");
+  CHECK(b[1].same_symbols);
 }
 
 TEST_CASE("suite verdict: a variable that changed no captured cell's bindings is a no-op",
@@ -103,7 +126,13 @@ TEST_CASE("suite verdict: a variable that changed no captured cell's bindings is
   // One pair that differs is enough: B is read.
   auto read = compare(m, {suite_end("A=0,B=0", legacy_bindings), suite_end("A=0,B=1", other),
                           suite_end("A=1,B=0", other), suite_end("A=1,B=1", other)});
-  CHECK(std::count(kinds(read).begin(), kinds(read).end(), "no_op_configuration") == 0);
+  CHECK(count_kind(read, "no_op_configuration") == 0);
+  // A variable the driver reads (a fault to inject) changes outcomes, not bindings: read.
+  auto outcome_only =
+      compare(m, {suite_end("A=0,B=0", legacy_bindings), suite_end("A=0,B=1", legacy_bindings),
+                  result("A=0,B=0", "ext.t.test_x", outcome::pass),
+                  result("A=0,B=1", "ext.t.test_x", outcome::crash)});
+  CHECK(count_kind(outcome_only, "no_op_configuration") == 0);
   // Without captured pairs there is no evidence either way.
   CHECK(kinds(compare(m, {suite_end("A=0,B=0", legacy_bindings)})).empty());
 }
