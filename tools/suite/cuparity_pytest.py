@@ -10,7 +10,9 @@ variable; with none of them set it registers nothing and the suite runs as if it
     {"event": "collected", "count": N}            the items that will run, after selection
     {"event": "start", "nodeid", "classname", "name"}   a test begins (classname and name as
                                                   --junitxml writes them, so the two files join)
-    {"event": "end", "nodeid", "outcome"}         it ended: passed, failed or skipped
+    {"event": "end", "nodeid", "outcome", "duration", "message"}   it ended: passed, failed or
+                                                  skipped, its phases' seconds summed, and a
+                                                  skip's reason or a failure's one-line cause
   Each line is one write and one flush: a killed process loses nothing it had written, since the
   page cache outlives it (no fsync: the machine is not expected to crash, only the process).
 - CUPARITY_SUITE_DESELECT=<file>: node ids, one a line, deselected (the tests a crashed process
@@ -93,6 +95,21 @@ def junit_names(nodeid: str, prefix: str | None) -> tuple[str, str]:
     return ".".join(classnames), bin_xml_escape(names[-1])
 
 
+def one_line_cause(report) -> str:
+    """A skip's reason ("no GPU") or a failure's crash line, as JUnit's message says it."""
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, line, reason)
+        reason = str(longrepr[2])
+        # junitxml drops the "Skipped: " prefix from its message: the same reason either way.
+        return reason[len("Skipped: "):] if reason.startswith("Skipped: ") else reason
+    crash = getattr(longrepr, "reprcrash", None)
+    message = str(getattr(crash, "message", "") or "")
+    if message:
+        return message.splitlines()[0]
+    text = str(longrepr or "").strip()
+    return text.splitlines()[-1] if text else ""
+
+
 def read_nodeids(variable: str) -> set[str] | None:
     """The node ids of the file named by `variable` (blank lines ignored), None when it is unset."""
     path = os.environ.get(variable)
@@ -114,6 +131,8 @@ class SuiteObserver:
         self.deselect = deselect      # node ids to drop, or None
         self.only = only              # node ids to keep, or None
         self.outcomes: dict[str, str] = {}
+        self.durations: dict[str, float] = {}
+        self.messages: dict[str, str] = {}
 
     def emit(self, record: dict) -> None:
         if self.progress is None:
@@ -158,13 +177,21 @@ class SuiteObserver:
         # teardown gives the test a <skipped> element), so a test's outcome is the same whether
         # the runner reads it from the JUnit file or, after a crash, from this file.
         current = self.outcomes.get(report.nodeid, "passed")
+        self.durations[report.nodeid] = self.durations.get(report.nodeid, 0.0) + report.duration
         if report.failed:
+            if current != "failed":
+                self.messages[report.nodeid] = one_line_cause(report)
             self.outcomes[report.nodeid] = "failed"
         elif report.skipped and current != "failed":
             self.outcomes[report.nodeid] = "skipped"
+            self.messages[report.nodeid] = one_line_cause(report)
 
     def pytest_runtest_logfinish(self, nodeid: str, location) -> None:
-        self.emit({"event": "end", "nodeid": nodeid, "outcome": self.outcomes.pop(nodeid, "passed")})
+        # The message and duration matter when the process is killed later: its JUnit file is then
+        # never written, and these lines are all the runner has of the tests it finished.
+        self.emit({"event": "end", "nodeid": nodeid, "outcome": self.outcomes.pop(nodeid, "passed"),
+                   "duration": round(self.durations.pop(nodeid, 0.0), 6),
+                   "message": self.messages.pop(nodeid, "")})
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.progress is not None:

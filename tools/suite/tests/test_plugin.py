@@ -216,11 +216,13 @@ def test_after():
     monkeypatch.setenv("CUPARITY_SUITE_PROGRESS", str(progress))
     result = run_as_the_runner_does(pytester, monkeypatch)
     assert result.ret == -9
-    assert read_progress(progress) == [
+    events = read_progress(progress)
+    assert events[2].pop("duration") >= 0  # seconds vary; the rest is exact
+    assert events == [
         {"event": "collected", "count": 3},
         {"event": "start", "nodeid": "test_kill.py::test_before", "classname": "test_kill",
          "name": "test_before"},
-        {"event": "end", "nodeid": "test_kill.py::test_before", "outcome": "passed"},
+        {"event": "end", "nodeid": "test_kill.py::test_before", "outcome": "passed", "message": ""},
         {"event": "start", "nodeid": "test_kill.py::test_killed", "classname": "test_kill",
          "name": "test_killed"},
     ]
@@ -333,3 +335,30 @@ def test_junit_names_prefix_and_escape():
     assert cuparity_pytest.junit_names("pkg/test_a.py::TestX::test_y[\x07]", "pre") == (
         "pre.pkg.test_a.TestX", "test_y[#x07]")
     assert cuparity_pytest.junit_names("test_a.py::test_b", None) == ("test_a", "test_b")
+
+
+def test_end_lines_carry_what_junit_would_say(pytester, monkeypatch):
+    """A killed process never writes its JUnit file: the end lines must hold the skip reason and
+    the failure's cause the runner would otherwise have taken from it."""
+    make_suite(pytester, {"test_msg.py": """
+import pytest
+
+def test_skip():
+    pytest.skip("no GPU here")
+
+def test_fail():
+    assert 1 == 2, "one is not two"
+"""})
+    progress = pytester.path / "progress.jsonl"
+    junit = pytester.path / "junit.xml"
+    monkeypatch.setenv("CUPARITY_SUITE_PROGRESS", str(progress))
+    run_as_the_runner_does(pytester, monkeypatch, f"--junitxml={junit}")
+    ends = {e["nodeid"]: e for e in read_progress(progress) if e["event"] == "end"}
+    assert ends["test_msg.py::test_skip"]["message"] == "no GPU here"
+    assert ends["test_msg.py::test_fail"]["message"].startswith("AssertionError: one is not two")
+    assert all(e["duration"] >= 0 for e in ends.values())
+    import xml.etree.ElementTree as ET
+    messages = {tc.get("name"): child.get("message")
+                for tc in ET.parse(junit).getroot().iter("testcase") for child in tc}
+    assert messages["test_skip"] == "no GPU here"
+    assert messages["test_fail"].startswith("AssertionError: one is not two")
