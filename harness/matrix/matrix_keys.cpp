@@ -207,7 +207,7 @@ void set_suite_name(external_suite &x, const key_value &v) {
   if (x.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") != std::string::npos)
     v.fail(in_quotes(x.name) + ": use lowercase letters, digits, '_' and '-' (it starts the case "
                                "ids, whose parts '.' separates)");
-  if (v.context().known_case(x.name))
+  if (v.context().known_case(x.name + ".*"))
     v.fail(in_quotes(x.name) + " is a suite of cuparity's own cases" + std::string(see_list));
 }
 

@@ -133,6 +133,13 @@ std::string suite_process_result::how_it_ended() const {
   return how;
 }
 
+double suite_process_result::in_flight_s() const {
+  const suite_test_progress *t = progress.in_flight();
+  if (t && t->started_unix > 0 && ended_unix >= t->started_unix)
+    return ended_unix - t->started_unix;
+  return wall_ms / 1000;
+}
+
 suite_process_result run_suite_process(const suite_process_spec &spec,
                                        const std::atomic<bool> &stop) {
   suite_process_result r;
@@ -160,6 +167,8 @@ suite_process_result run_suite_process(const suite_process_spec &spec,
     r.signal = !ended.exited ? ended.signal : ended.exit_code > 128 ? ended.exit_code - 128 : 0;
   }
   r.wall_ms = std::chrono::duration<double, std::milli>(steady::now() - t0).count();
+  r.ended_unix =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   const long oom_after = oom_kill_count();
   r.oom_kills = oom_before >= 0 && oom_after > oom_before ? oom_after - oom_before : 0;
   r.progress = read_suite_progress(spec.dir + "/progress.jsonl");

@@ -37,6 +37,7 @@ struct suite_process_result {
   bool stopped = false; ///< the run was interrupted meanwhile
   long oom_kills = 0;   ///< processes the kernel's OOM killer ended meanwhile (/proc/vmstat)
   double wall_ms = 0;
+  double ended_unix = 0; ///< when it ended, seconds since the epoch
   suite_progress progress;
   std::optional<junit_report> junit; ///< none when the file is missing or unreadable
   std::string junit_problem;         ///< why there is none
@@ -46,6 +47,9 @@ struct suite_process_result {
   /// out after 120 s", "exited with code 1".
   [[nodiscard]] std::string how_it_ended() const;
   [[nodiscard]] bool ended_abnormally() const { return timed_out || signal != 0; }
+  /// How long the test in flight ran before the process ended: from its start line, else the
+  /// process's whole life.
+  [[nodiscard]] double in_flight_s() const;
 };
 
 /// Starts `cuparity capture --out <dir>/capture.json -- <command>` with cuparity's pytest plugin

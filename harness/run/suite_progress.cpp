@@ -36,8 +36,10 @@ void apply_progress_event(suite_progress &p, const nlohmann::json &ev) {
     // A test started again in one process (pytest-rerunfailures) keeps its first place.
     if (p.by_nodeid.emplace(nodeid, p.tests.size()).second)
       p.tests.push_back({nodeid, text_of(ev, "classname"), text_of(ev, "name")});
-    else
-      p.tests[p.by_nodeid[nodeid]].ended = false;
+    suite_test_progress &t = p.tests[p.by_nodeid[nodeid]];
+    t.ended = false;
+    if (ev.contains("time") && ev["time"].is_number())
+      t.started_unix = ev["time"].get<double>();
   } else if (event == "end" && p.by_nodeid.count(nodeid)) {
     suite_test_progress &t = p.tests[p.by_nodeid[nodeid]];
     t.ended = true;

@@ -15,7 +15,8 @@ struct suite_test_progress {
   bool ended = false;
   std::string outcome; ///< "passed", "failed" or "skipped" once ended
   double duration_s = 0;
-  std::string message; ///< a skip's reason, a failure's last line
+  double started_unix = 0; ///< when it started, seconds since the epoch (0: not said)
+  std::string message;     ///< a skip's reason, a failure's last line
 };
 
 /// What one suite process got through. The file is written one line per event while the tests

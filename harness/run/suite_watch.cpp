@@ -145,7 +145,7 @@ bool suite_cell_run::main_pass() {
         t.nodeid, t.classname, t.name,
         {p.timed_out ? outcome::timeout : outcome::crash,
          "the suite's process " + p.how_it_ended() + " during this test (log: " + p.log_path + ")",
-         p.wall_ms / 1000, "p" + std::to_string(k)});
+         p.in_flight_s(), "p" + std::to_string(k)});
     if (k >= suite_crash_limit) {
       cell_error("the suite's processes ended inside a test " + std::to_string(k) +
                  " times; it is not resumed again (log: " + p.log_path + ")");
@@ -266,7 +266,7 @@ test_try suite_cell_run::rerun_try(const suite_process_result &p, const suite_te
         return {outcome_of_junit(j.outcome), junit_message(j), j.time_s, tag};
   if (const suite_test_progress *f = p.progress.in_flight(); f && p.ended_abnormally())
     return {p.timed_out ? outcome::timeout : outcome::crash,
-            "the suite's process " + p.how_it_ended() + " during this test", p.wall_ms / 1000, tag};
+            "the suite's process " + p.how_it_ended() + " during this test", p.in_flight_s(), tag};
   return {outcome::error,
           "the re-run did not run this test: its process " + p.how_it_ended() +
               " (log: " + p.log_path + ")",

@@ -226,6 +226,7 @@ placement place(const std::string &section, const std::string &key) {
       {"[[expect]]", {two_cells + "[[include]]\nA = \"1\"\nlabel = \"lab\"\n[[expect]]\n", ""}},
       {"[[expect.allow]]", {two_cells + "[[expect]]\n[[expect.allow]]\n", ""}},
       {"[latency]", {two_cells + "[latency]\n", ""}},
+      {"[[suite]]", {two_cells + "[[suite]]\n", ""}},
   };
   if (section == "[matrix]" && key == "known_changes") // changes against a reference
     return {two_cells + "[matrix]\nreference = { A = \"0\" }\n", ""};
@@ -243,7 +244,8 @@ const std::map<std::string, std::map<std::string, std::string>> samples{
       {"include", "[{ A = \"0\", B = \"x\" }]"},
       {"exclude", "[{ A = \"1\" }]"},
       {"expect", "[{ when = { A = \"0\" } }]"},
-      {"latency", "{ rounds = 3 }"}}},
+      {"latency", "{ rounds = 3 }"},
+      {"suite", "[{ name = \"nope\", command = [\"x\"] }]"}}},
     {"[matrix]",
      {{"name", "\"n\""},
       {"description", "\"d\""},
@@ -283,6 +285,15 @@ const std::map<std::string, std::map<std::string, std::string>> samples{
       {"fail_on_regression", "true"},
       {"thresholds", "{ p = 0.5 }"},
       {"processes", "\"persistent\""}}},
+    {"[[suite]]",
+     {{"name", "\"nope\""},
+      {"command", "[\"x\", \"--junitxml={junit}\", \"{matrix_dir}/t\"]"},
+      {"junit", "\"{out}/j.xml\""},
+      {"environment", "{ PYTHONPATH = \"{matrix_dir}\" }"},
+      {"timeout_s", "60"},
+      {"jobs", "2"},
+      {"retries", "1"},
+      {"flakes", "\"/dev/null\""}}},
 };
 
 /// A section's required keys, each with its sample, except `key`.
@@ -487,7 +498,7 @@ TEST_CASE("unknown keys list the table's keys", "[matrix][keys][errors]") {
                              "thresholds, processes)"));
   CHECK_THAT(error_of("unknown_top", "foo = 1\n" + two_cells),
              Catch::Contains(":1:1: unknown key 'foo' in the matrix file (known: matrix, axes, "
-                             "include, exclude, expect, latency)"));
+                             "include, exclude, expect, latency, suite)"));
   CHECK_THAT(error_of("allow_missing", two_cells + "[[expect]]\n[[expect.allow]]\ncases = \"a\"\n"),
              Catch::Contains(":4:1: [[expect.allow]] needs cases, outcomes and reason"));
 }

@@ -31,7 +31,7 @@ TEST_CASE("every record type has one distinct name that parses back", "[protocol
   names.insert(name);
   CUPARITY_RECORDS(CHECK_RECORD)
 #undef CHECK_RECORD
-  CHECK(names.size() == 14);
+  CHECK(names.size() == 15);
   CHECK(to_string(record_type::case_result) == "case"); // the on-disk name since results/1
   CHECK(is_record(make_record(record_type::run), record_type::run));
   CHECK_FALSE(is_record(nlohmann::json{{"type", "runs"}}, record_type::run));

@@ -120,7 +120,8 @@ TEST_CASE("suite progress: a test that started and never ended is the one in fli
       << R"({"event": "end", "nodeid": "t.py::T::a", "outcome": "skipped", "duration": 0.5, )"
       << R"("message": "no GPU"})"
       << "\n"
-      << R"({"event": "start", "nodeid": "t.py::T::b[1-x]", "classname": "t.T", "name": "b[1-x]"})"
+      << R"({"event": "start", "nodeid": "t.py::T::b[1-x]", "classname": "t.T", "name": "b[1-x]", )"
+      << R"("time": 1700000000.5})"
       << "\n{\"event\": \"end\", \"nodeid\": \"t.py::T::b"; // torn by a kill
   const suite_progress p = read_suite_progress(path);
   CHECK(p.collected == 3);
@@ -130,6 +131,7 @@ TEST_CASE("suite progress: a test that started and never ended is the one in fli
   CHECK(p.tests[0].duration_s == 0.5);
   REQUIRE(p.in_flight() != nullptr);
   CHECK(p.in_flight()->nodeid == "t.py::T::b[1-x]");
+  CHECK(p.in_flight()->started_unix == 1700000000.5);
   CHECK(p.find_junit("t.T", "a")->nodeid == "t.py::T::a");
   CHECK(p.find_junit("t.T", "c") == nullptr);
   CHECK(read_suite_progress((suite_dir() / "none.jsonl").string()).tests.empty());

@@ -8,8 +8,9 @@ variable; with none of them set it registers nothing and the suite runs as if it
   which test was running when the process died (an OOM kill, a signal, its timeout), something
   pytest's JUnit file cannot say because it is only written at the end:
     {"event": "collected", "count": N}            the items that will run, after selection
-    {"event": "start", "nodeid", "classname", "name"}   a test begins (classname and name as
-                                                  --junitxml writes them, so the two files join)
+    {"event": "start", "nodeid", "classname", "name", "time"}   a test begins (classname and
+                                                  name as --junitxml writes them, so the two
+                                                  files join; time: seconds since the epoch)
     {"event": "end", "nodeid", "outcome", "duration", "message"}   it ended: passed, failed or
                                                   skipped, its phases' seconds summed, and a
                                                   skip's reason or a failure's one-line cause
@@ -30,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 
 import pytest
 
@@ -169,7 +171,10 @@ class SuiteObserver:
         prefix = getattr(self.config.option, "junitprefix", None)
         classname, name = junit_names(nodeid, prefix)
         self.outcomes[nodeid] = "passed"
-        self.emit({"event": "start", "nodeid": nodeid, "classname": classname, "name": name})
+        # The wall-clock time: a test the process dies in has no end line, and the runner takes
+        # its duration from this to the moment the process ended.
+        self.emit({"event": "start", "nodeid": nodeid, "classname": classname, "name": name,
+                   "time": time.time()})
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # A failure in any phase (setup, call, teardown) fails the test, and a skip in any phase

@@ -8,6 +8,7 @@ on PYTHONPATH and `-p cuparity_pytest` in PYTEST_ADDOPTS), and reads what the pl
 from __future__ import annotations
 
 import json
+import time
 import os
 import sys
 import xml.etree.ElementTree as ET
@@ -214,10 +215,13 @@ def test_after():
 """})
     progress = pytester.path / "progress.jsonl"
     monkeypatch.setenv("CUPARITY_SUITE_PROGRESS", str(progress))
+    before = time.time()
     result = run_as_the_runner_does(pytester, monkeypatch)
     assert result.ret == -9
     events = read_progress(progress)
     assert events[2].pop("duration") >= 0  # seconds vary; the rest is exact
+    started = [events[1].pop("time"), events[3].pop("time")]
+    assert before <= started[0] <= started[1] <= time.time()
     assert events == [
         {"event": "collected", "count": 3},
         {"event": "start", "nodeid": "test_kill.py::test_before", "classname": "test_kill",
