@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <system_error>
 
@@ -117,12 +118,19 @@ void read_junit(suite_process_result &r) {
   }
 }
 
+/// "5", "0.5": a number of seconds as the matrix would write it.
+std::string seconds_text(double s) {
+  std::ostringstream out;
+  out << s;
+  return out.str();
+}
+
 } // namespace
 
 std::string suite_process_result::how_it_ended() const {
   std::string how;
   if (timed_out)
-    how = "timed out after " + std::to_string(static_cast<long>(wall_ms / 1000)) + " s";
+    how = "timed out: killed at the suite's timeout_s, " + seconds_text(timeout_s) + " s";
   else if (signal)
     how = "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
   else
@@ -144,6 +152,7 @@ suite_process_result run_suite_process(const suite_process_spec &spec,
                                        const std::atomic<bool> &stop) {
   suite_process_result r;
   r.dir = spec.dir;
+  r.timeout_s = static_cast<double>(spec.timeout.count()) / 1000;
   fs::create_directories(spec.dir);
   r.junit_path = replace_all(spec.junit, "{out}", spec.dir);
   if (fs::path(r.junit_path).is_relative())

@@ -34,6 +34,7 @@ struct suite_process_result {
   int exit_code = -1; ///< the command's status as a shell reports it (128 + signal if killed)
   int signal = 0;     ///< the signal that ended the command, 0 when it exited
   bool timed_out = false;
+  double timeout_s = 0; ///< the deadline it was given
   bool stopped = false; ///< the run was interrupted meanwhile
   long oom_kills = 0;   ///< processes the kernel's OOM killer ended meanwhile (/proc/vmstat)
   double wall_ms = 0;

@@ -11,7 +11,9 @@ MATRIX --out DIR -j 2`, and the tests read DIR/summary.json:
 - suite-broken.toml: a cell whose suite cannot import simpkg is one cell_error, with no per-test
   records;
 - suite-crash.toml: the simulated driver crashes inside one test; that test is a crash and the
-  rest of the suite, resumed in a fresh process, still has its own outcomes.
+  rest of the suite, resumed in a fresh process, still has its own outcomes;
+- suite-hang.toml: the simulated driver hangs inside one test; the runner kills the process at the
+  suite's timeout, that test is a timeout, and the rest resumes as after a crash.
 cuparity and the simulated driver are found in $CUPARITY_BIN_DIR, else $CUPARITY_BUILD_DIR/bin,
 else <repo>/build/bin; without them every test here is skipped, naming the folder.
 """
@@ -101,6 +103,11 @@ def suite_broken(tmp_path_factory):
 @pytest.fixture(scope="module")
 def suite_crash(tmp_path_factory):
     return run_matrix("suite-crash.toml", tmp_path_factory.mktemp("suite-crash") / "out")
+
+
+@pytest.fixture(scope="module")
+def suite_hang(tmp_path_factory):
+    return run_matrix("suite-hang.toml", tmp_path_factory.mktemp("suite-hang") / "out")
 
 
 def test_every_test_is_a_case_of_every_cell(suite):
@@ -201,6 +208,8 @@ def test_crash_inside_a_test_is_that_tests_and_the_suite_resumes(suite_crash):
     [faulty] = cells_by(suite_crash, CUPARITY_SIM_FAULTS="cuCtxSynchronize:crash")
     crashed = "simpkg.test_basics.StreamTests.test_synchronize"
     assert outcomes(suite_crash, crashed) == {clean: "pass", faulty: "crash"}
+    [record] = [r for r in suite_crash["results"] if r["cell"] == faulty and r["case"] == crashed]
+    assert "killed by signal 11" in record["message"], record
     by_cell = {cell: {r["case"]: r["outcome"] for r in suite_crash["results"] if r["cell"] == cell}
                for cell in (clean, faulty)}
     # Every other test has the clean cell's outcome, those after the crash (test_flaky,
@@ -209,3 +218,19 @@ def test_crash_inside_a_test_is_that_tests_and_the_suite_resumes(suite_crash):
     assert by_cell[faulty] == by_cell[clean]
     assert MEM_INFO_CASE in by_cell[faulty] and FLAKY_CASE in by_cell[faulty]
     assert [d["case"] for d in suite_crash["divergences"]] == [crashed]
+
+
+def test_hang_inside_a_test_is_that_tests_timeout_and_the_suite_resumes(suite_hang):
+    [clean] = cells_by(suite_hang, CUPARITY_SIM_FAULTS=None)
+    [faulty] = cells_by(suite_hang, CUPARITY_SIM_FAULTS="cuCtxSynchronize:delay_ns=600000000000")
+    hung = "simpkg.test_basics.StreamTests.test_synchronize"
+    assert outcomes(suite_hang, hung) == {clean: "pass", faulty: "timeout"}
+    [record] = [r for r in suite_hang["results"] if r["cell"] == faulty and r["case"] == hung]
+    assert "timed out: killed at the suite's timeout_s, 5 s" in record["message"], record
+    assert "the same in 2 tries" in record["message"], record  # its re-run hung too
+    by_cell = {cell: {r["case"]: r["outcome"] for r in suite_hang["results"] if r["cell"] == cell}
+               for cell in (clean, faulty)}
+    del by_cell[clean][hung], by_cell[faulty][hung]
+    assert by_cell[faulty] == by_cell[clean]
+    assert [p["kind"] for p in suite_hang["problems"] if p["cell"] == faulty and
+            p["kind"] == "cell_error"] == []
