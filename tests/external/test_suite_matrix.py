@@ -42,7 +42,7 @@ def bin_dir() -> Path:
     return REPO / "build" / "bin"
 
 
-def run_matrix(matrix: str, out: Path) -> dict:
+def run_matrix(matrix: str, out: Path, *extra: str) -> dict:
     """`cuparity --driver sim run` of a matrix here; its summary.json, checked against the exit."""
     cuparity = bin_dir() / "cuparity"
     driver = bin_dir() / "libcuparity_simdriver.so"
@@ -55,7 +55,7 @@ def run_matrix(matrix: str, out: Path) -> dict:
            if not k.startswith(("SIMPKG_", "CUPARITY_SUITE_", "NUMBA_CUDA_", "CUDA_PYTHON_",
                                 "PYTEST_"))}
     proc = subprocess.run([str(cuparity), "--driver", "sim", "run", str(HERE / matrix),
-                           "--out", str(out), "-j", "2"],
+                           "--out", str(out), "-j", "2", *extra],
                           env=env, capture_output=True, text=True, timeout=180)
     summary_path = out / "summary.json"
     assert summary_path.is_file(), (
@@ -234,3 +234,41 @@ def test_hang_inside_a_test_is_that_tests_timeout_and_the_suite_resumes(suite_ha
     assert by_cell[faulty] == by_cell[clean]
     assert [p["kind"] for p in suite_hang["problems"] if p["cell"] == faulty and
             p["kind"] == "cell_error"] == []
+
+
+def suite_ends(out: Path) -> list[str]:
+    """The cells of every suite_end record in a run folder's results.jsonl, in order."""
+    lines = (out / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    return [r["cell"] for r in map(json.loads, lines) if r.get("type") == "suite_end"]
+
+
+def test_shards_merge_into_the_whole_runs_verdict(suite, tmp_path):
+    """Each shard runs its (cell, suite) pairs; `cuparity merge` judges them as one run."""
+    for k in (0, 1):
+        run_matrix("suite.toml", tmp_path / f"shard{k}", "--shard", f"{k}/2")
+    merged = tmp_path / "merged"
+    proc = subprocess.run([str(bin_dir() / "cuparity"), "merge", str(HERE / "suite.toml"),
+                           str(tmp_path / "shard0"), str(tmp_path / "shard1"), "--out", str(merged)],
+                          capture_output=True, text=True, timeout=120)
+    summary = json.loads((merged / "summary.json").read_text(encoding="utf-8"))
+    assert proc.returncode == summary["exit_code"] == suite["exit_code"], proc.stderr[-2000:]
+    assert summary["coverage"]["recorded"] == summary["coverage"]["planned"] == 4
+    assert summary["counts"] == suite["counts"]
+    assert sorted((p["kind"], p["cell"], p["case"]) for p in summary["problems"]) == \
+        sorted((p["kind"], p["cell"], p["case"]) for p in suite["problems"])
+    assert [(d["case"], d["values"]) for d in summary["divergences"]] == \
+        [(d["case"], d["values"]) for d in suite["divergences"]]
+
+
+def test_resume_runs_only_the_suites_that_did_not_end(tmp_path):
+    """A cell whose suite ended is done; one that could not run is tried again, and its cell
+    error is still one problem."""
+    out = tmp_path / "out"
+    first = run_matrix("suite-broken.toml", out)
+    [working] = cells_by(first, SIMPKG_BINDING="dlsym")
+    [broken] = cells_by(first, SIMPKG_BINDING="broken")
+    assert suite_ends(out) == [working]
+    resumed = run_matrix("suite-broken.toml", out, "--resume")
+    assert suite_ends(out) == [working]  # the working cell was not run again
+    assert [p["cell"] for p in problems(resumed, "cell_error")] == [broken]
+    assert resumed["counts"] == first["counts"]
