@@ -20,8 +20,10 @@ e.g. the simulated one), else the system's libcuda.so.1.
 The deliberate bug (the divergence the suite tests look for): the proc path's version table asks
 for cuMemGetInfo at 3000 where the size_t ABI is 3020, so the driver answers with the CUDA 2.0
 `cuMemGetInfo` (32-bit sizes) while the package still passes size_t pointers. On a device with
-more than 4 GiB the totals it reads back are wrong, so `test_memory.py` fails in the proc cells
-only, and the captured map shows the cause: `cuMemGetInfo` bound where the dlsym cells bound
+more than 4 GiB the totals it reads back are wrong (the simulated driver), or the call fails
+(driver 580 on an H200 answers the old ABI with CUDA_ERROR_INVALID_CONTEXT,
+reports/runs/2026-12-03-h200-7af2c2d-suites), so `test_memory.py` fails in the proc cells only,
+and the captured map shows the cause: `cuMemGetInfo` bound where the dlsym cells bound
 `cuMemGetInfo_v2`.
 """
 
