@@ -578,3 +578,28 @@ def test_changes_text_is_escaped(tmp_path: Path, cuparity_bin: Path) -> None:
                                     "binding." + XSS_RAW[1], "binding." + XSS_RAW[1] + r"\x1b[2J"]
     assert rows[1][5] == long[:239] + "…"
     assert f'title="{html.escape(long)}"' in block
+
+
+def test_a_divergence_shows_the_bindings_the_judge_found_apart(tmp_path: Path) -> None:
+    """External suites' cells: the functions bound to other symbols, per cell, as the judge listed
+    them in summary.json; those bound to the same symbols another way in one row."""
+    summary = json.loads((FIXTURES / "sim-div" / "summary.json").read_text())
+    div = summary["divergences"][0]
+    a, b = list(div["values"])[:2]
+    div["bindings"] = [
+        {"function": "cuMemGetInfo", "same_symbols": False,
+         "cells": {a: ["cuMemGetInfo_v2 (dlsym)"], b: ["cuMemGetInfo (proc)"]}},
+        {"function": "cuInit", "same_symbols": True,
+         "cells": {a: ["cuInit (dlsym)"], b: ["cuInit (proc)"]}},
+    ]
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    page = build([load_run(tmp_path)])
+    topic = page[page.index(f"<code>{div['case']}</code>"):]
+    topic = topic[:topic.index("</table>")]
+    row = topic[topic.index("bound: cuMemGetInfo"):]
+    row = row[:row.index("</tr>")]
+    assert "cuMemGetInfo_v2 (dlsym)" in row and "cuMemGetInfo (proc)" in row
+    assert "bound: cuInit" not in topic
+    assert "bound the same symbols another way (1)" in topic and "cuInit" in topic
+    # Without bindings (cuparity's own cells) no such row.
+    assert "bound:" not in render("sim-div")

@@ -63,6 +63,32 @@ def side_row(ix: RunIndex, ids: list[str], case: str, get: Callable[[Obj], Any])
             for cid, (text, full) in zip(ids, texts)]
 
 
+def binding_rows(divs: list[Obj], ids: list[str]) -> list[dict[str, Any]]:
+    """The judge's binding differences beside a divergence of external suites' cells: one row per
+    function bound to other symbols (each cell's symbols, how bound), then one naming the functions
+    bound to the same symbols another way. Rendered as the judge listed them, never recomputed."""
+    diffs = next((d.objs("bindings") for d in divs if d.items("bindings")), [])
+    rows, same = [], []
+    for b in diffs:
+        function = b.string("function", REQUIRED)
+        if b.boolean("same_symbols"):
+            same.append(function)
+            continue
+        cells = b.obj("cells", REQUIRED)
+        texts = [", ".join(cells.strings(cid)) if cid in cells.value else "" for cid in ids]
+        counts = {t: texts.count(t) for t in texts}
+        majority = max(counts, key=lambda t: counts[t]) if counts else ""
+        rows.append({"key": f"bound: {function}", "cls": "divkey",
+                     "cells": [{"text": t or "nothing", "title": t,
+                                "cls": "mono" + (" differs" if len(counts) > 1 and t != majority else "")}
+                               for t in texts]})
+    if same:
+        rows.append({"key": f"bound the same symbols another way ({len(same)})", "cls": None,
+                     "cells": [{"text": ", ".join(same), "title": ", ".join(same), "cls": "mono"}]
+                              + [{"text": "", "title": "", "cls": "mono"} for _ in ids[1:]]})
+    return rows
+
+
 def side_by_side(ix: RunIndex, gkey: str, case: str, divs: list[Obj], problems: list[Obj]) -> dict[str, Any]:
     ids = topic_cells(ix, gkey, case, problems)
     div_keys = {d.string("key") for d in divs}
@@ -79,7 +105,7 @@ def side_by_side(ix: RunIndex, gkey: str, case: str, divs: list[Obj], problems: 
                      "title": env_text(ix.cell_by_id[cid].string_map("env", nullable=True)
                                        if cid in ix.cell_by_id else {})} for cid in ids],
         "rows": [{"key": key, "cls": "divkey" if key in div_keys else None, "cells": side_row(ix, ids, case, get)}
-                 for key, get in row_getters(ix, ids, case)],
+                 for key, get in row_getters(ix, ids, case)] + binding_rows(divs, ids),
     }
 
 
