@@ -133,9 +133,32 @@ std::string stale_known_text(const known_change &k) {
 
 std::map<std::string, json> latest_binding_maps(const std::vector<json> &records) {
   std::map<std::string, json> out;
+  // External suites' cells have no cuparity process: what their processes bound (suite_end
+  // records, every suite of the cell together) is their map, one row per function whose symbol is
+  // every symbol bound for it with how ("cuMemGetInfo_v2 (dlsym)"), so a run against a run (a new
+  // driver, say) names what a package bound differently.
+  std::map<std::string, std::map<std::string, std::set<std::string>>> suites;
   for (const auto &r : records)
-    if (is_record(r, record_type::binding_map))
+    if (is_record(r, record_type::binding_map)) {
       out[r.value("cell", "")] = r.value("map", json::array());
+    } else if (is_record(r, record_type::suite_end)) {
+      const json bindings = r.value("bindings", json::object()); // items() needs it alive
+      auto &cell = suites[r.value("cell", "")];
+      for (const auto &[function, symbols] : bindings.items())
+        for (const auto &s : symbols)
+          if (s.is_string())
+            cell[function].insert(s.get<std::string>());
+    }
+  for (const auto &[cell, functions] : suites) {
+    json rows = json::array();
+    for (const auto &[function, symbols] : functions) {
+      std::string joined;
+      for (const auto &s : symbols)
+        joined += (joined.empty() ? "" : ", ") + s;
+      rows.push_back({{"entry", function}, {"symbol", joined}});
+    }
+    out.try_emplace(cell, std::move(rows));
+  }
   return out;
 }
 

@@ -54,7 +54,9 @@ changes_against_reference(const matrix &m, const verdict::record_index &index,
 /// "<file:line:column>: known change <case> <key> [in <cell>] matched no change (<reason>)".
 [[nodiscard]] std::string stale_known_text(const known_change &k);
 
-/// Each cell's binding map (its last binding_map record's `map`), by cell id.
+/// Each cell's binding map (its last binding_map record's `map`), by cell id; for an external
+/// suite's cell, rows made from its suite_end records' bindings (`entry`: the function, `symbol`:
+/// every symbol bound for it with how, "cuMemGetInfo_v2 (dlsym)").
 [[nodiscard]] std::map<std::string, nlohmann::json>
 latest_binding_maps(const std::vector<nlohmann::json> &records);
 

@@ -1,5 +1,6 @@
 // The verdict on external suites' records: flaky tests, flakes files, the bindings beside a
 // divergence, no-op variables, one cell error per suite, and coverage by suite.
+#include "harness/verdict/changes.hpp"
 #include "harness/verdict/coverage.hpp"
 #include "verdict_records.hpp"
 
@@ -166,4 +167,19 @@ TEST_CASE("suite coverage: a suite_end covers its (cell, suite) pair and the sui
       check_coverage(suite_plan({"c1"}),
                      {suite_end("c1", json::object()), result("c9", "ext.t.x", outcome::pass)});
   CHECK(foreign.unplanned.size() == 1);
+}
+
+TEST_CASE("suite changes: a run against a run names what an external suite's cell bound otherwise",
+          "[verdict][suite][changes]") {
+  json proc = legacy_bindings;
+  proc["cuMemGetInfo"] = {"cuMemGetInfo (proc)"};
+  const auto before = latest_binding_maps({suite_end("c1", legacy_bindings)});
+  const auto after = latest_binding_maps({suite_end("c1", proc)});
+  REQUIRE(before.count("c1") == 1);
+  const auto changes = binding_changes("c1", "c1", before.at("c1"), after.at("c1"));
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].key == "binding.cuMemGetInfo");
+  CHECK(changes[0].before["symbol"] == "cuMemGetInfo_v2 (dlsym)");
+  CHECK(changes[0].after["symbol"] == "cuMemGetInfo (proc)");
+  CHECK(binding_changes("c1", "c1", before.at("c1"), before.at("c1")).empty());
 }
