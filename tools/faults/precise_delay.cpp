@@ -75,12 +75,19 @@ double elapsed_ns(clock::time_point from, clock::time_point to) {
       std::chrono::duration_cast<std::chrono::nanoseconds>(to - from).count());
 }
 
-// One iteration is a decrement and a branch on a value the compiler must keep (the empty asm
-// claims to change it), so the loop survives optimisation and runs at about one per cycle.
+// One iteration subtracts a register (holding 1) from the count and branches; the empty asm claims
+// to change both, so the loop survives optimisation and the step cannot become an immediate. Cores
+// that fold an immediate add or subtract at rename (Intel from Golden Cove on) ran the old
+// `--n` loop at about 3 iterations a cycle, and at a rate that moved with the trip count: here a
+// 5 ns request waited 1.7 ns and 20 ns 25.5 ns, and on the H200 host an 18 ns fault added 9 to
+// 33 ns depending on the process (reports/runs/2026-12-03-h200-6a3227c). A register-register
+// subtract is one cycle of latency on every x86-64 core.
 [[gnu::noinline]] void spin_loops(std::uint64_t n) {
+  std::uint64_t one = 1;
+  asm volatile("" : "+r"(one));
   while (n != 0) {
-    --n;
-    asm volatile("" : "+r"(n));
+    n -= one;
+    asm volatile("" : "+r"(n), "+r"(one));
   }
 }
 
@@ -136,25 +143,14 @@ std::uint64_t overhead_at(std::uint64_t n, const tuned &t) {
   return static_cast<std::uint64_t>(std::max(0.0, extra_ns) * lpn);
 }
 
-// The median of 999 counter intervals around `work`, in ns: a median, so an interval that a
-// preemption stretched does not count (a mean over a window did, on a busy VM).
-template <class Work> double median_interval_ns(const tuned &t, Work &&work) {
-  std::vector<double> ns(999);
-  for (double &n : ns) {
-    const std::uint64_t c0 = counter(t);
-    work();
-    n = static_cast<double>(counter(t) - c0) / t.ticks_per_ns;
-  }
-  std::nth_element(ns.begin(), ns.begin() + ns.size() / 2, ns.end());
-  return ns[ns.size() / 2];
-}
-
-// How late a 200 ns deadline wait ends with no correction yet: the timed wait less the same
-// timing around nothing (the reads' share of the interval), both medians.
-double median_lateness_ns(const tuned &t) {
+// How much longer than asked back-to-back 200 ns deadline waits last, as a fault's delays run
+// (the fastest of several windows, so a preempted window does not count). The read that fixes the
+// deadline, the last one's lateness and the call are all in it. An earlier estimate, the median
+// counter interval around one wait less that around nothing, left the waits 5 ns long here (20 ns
+// took 25.4).
+double wait_lateness_ns(const tuned &t) {
   constexpr std::int64_t probe_ns = 200;
-  const double timing = median_interval_ns(t, [] {});
-  return median_interval_ns(t, [&] { wait_request(probe_ns, t); }) - timing - probe_ns;
+  return per_call_ns(1000, [&] { wait_request(probe_ns, t); }) - probe_ns;
 }
 
 // The counter's rate against steady_clock over 2 ms (0.1 % from the clock reads at the ends),
@@ -168,8 +164,13 @@ void measure_counter(tuned &t) {
   }
   t.ticks_per_ns = static_cast<double>(counter(t) - c0) / elapsed_ns(t0, clock::now());
   const double read_ns = per_call_ns(1000, [&] { (void)counter(t); });
-  const double late_ns = median_lateness_ns(t);
-  t.early_ticks = static_cast<std::uint64_t>(std::max(0.0, late_ns) * t.ticks_per_ns);
+  // Aimed early by the lateness, then by what is left of it once corrected (the correction moves
+  // where the last read falls).
+  t.early_ticks = 0;
+  double early_ns = std::max(0.0, wait_lateness_ns(t));
+  t.early_ticks = static_cast<std::uint64_t>(early_ns * t.ticks_per_ns);
+  early_ns = std::max(0.0, early_ns + wait_lateness_ns(t));
+  t.early_ticks = static_cast<std::uint64_t>(early_ns * t.ticks_per_ns);
   t.counter_from_ns = std::max<std::int64_t>(20, static_cast<std::int64_t>(3 * read_ns));
   t.published.counter_read_ns = read_ns;
 }
