@@ -175,8 +175,19 @@ void measure_counter(tuned &t) {
   t.published.counter_read_ns = read_ns;
 }
 
+// Keeps the core busy for `ms` milliseconds. A process that reads its faults has just started, on
+// a core that may still be at an idle clock; calibrated then, the loop reads slow, and every later
+// delay is short by the clock's rise. On the H200 host an 18 ns fault added 7 ns for the whole of
+// one process and 31 ns in another (reports/runs/2026-12-03-h200-daf8bf9).
+void busy_for_ms(int ms) {
+  const auto until = clock::now() + std::chrono::milliseconds(ms);
+  while (clock::now() < until) {
+  }
+}
+
 tuned measure() {
   tuned t;
+  busy_for_ms(30);
   t.published.loops_per_ns = measure_loops_per_ns();
   t.loops_per_ns_fixed =
       static_cast<std::uint64_t>(t.published.loops_per_ns * (1 << fraction_bits));

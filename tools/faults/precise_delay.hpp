@@ -13,7 +13,8 @@ namespace cuparity::faults {
 /// - From there, it waits for a deadline on the TSC (x86-64, where the kernel keeps time with
 ///   it) or else on steady_clock, aimed early by the wait's own overshoot as calibration
 ///   measured it: within about a read (3-12 ns) of the asked time, however busy the core is.
-/// The first call calibrates (a few milliseconds) unless calibrate_delay() ran before.
+/// The first call calibrates (about 40 ms: 30 of them bring the core to speed first) unless
+/// calibrate_delay() ran before.
 void precise_delay(std::int64_t ns);
 
 /// Measures the loop's speed, the loop's overheads and the counter, once per process; later
