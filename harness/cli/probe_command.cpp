@@ -11,9 +11,12 @@
 #include "harness/suite/probe_registry.hpp"
 #include "harness/suite/probe_runner.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sched.h>
@@ -25,6 +28,7 @@ namespace {
 struct probe_process_options {
   std::vector<std::string> probes;
   double min_time = 0.05;
+  std::vector<std::string> probe_times; ///< "<probe>=<seconds>", min_time's override
   double block_time = 2.5e-4;
   int cpu = -2; ///< -2: the last CPU this process may use; -1: do not pin
   bool flip = false;
@@ -88,11 +92,48 @@ void serve_rounds(const probe_runner &runner, const event_stream &events) {
   }
 }
 
+/// --probe-time's "<probe>=<seconds>" items as a map, or why one cannot be used.
+std::map<std::string, double> probe_times(const std::vector<std::string> &items, std::string &why) {
+  std::map<std::string, double> out;
+  for (const auto &item : items) {
+    const auto eq = item.find('=');
+    const std::string name = item.substr(0, eq);
+    const std::string text = eq == std::string::npos ? "" : item.substr(eq + 1);
+    const auto named = [&](const probe_def &p) { return p.name == name; };
+    const auto &all = probe_registry::instance().all();
+    if (eq == std::string::npos || std::find_if(all.begin(), all.end(), named) == all.end()) {
+      why = "--probe-time " + item + ": want <probe>=<seconds> with a probe of `cuparity probe " +
+            "--list`";
+      return {};
+    }
+    std::size_t used = 0;
+    double seconds = 0;
+    try {
+      seconds = std::stod(text, &used);
+    } catch (const std::exception &) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size() || !std::isfinite(seconds) ||
+        seconds < limits::min_time_min_s || seconds > limits::min_time_max_s) {
+      std::ostringstream bounds;
+      bounds << limits::min_time_min_s << " to " << limits::min_time_max_s;
+      why = "--probe-time " + item + ": the seconds must be a number from " + bounds.str();
+      return {};
+    }
+    out[name] = seconds;
+  }
+  return out;
+}
+
 /// Why the options cannot be used ("" when they can), before the driver is opened.
 std::string probe_options_problem(const probe_process_options &opt) {
   for (const auto &g : opt.probes)
     if (!probe_registry::instance().matches_any(g))
       return "--probe " + g + ": names no probe (see `cuparity probe --list`)";
+  std::string why;
+  (void)probe_times(opt.probe_times, why);
+  if (!why.empty())
+    return why;
   if (fcntl(opt.events_fd, F_GETFD) < 0)
     return "--events-fd " + std::to_string(opt.events_fd) + ": not an open file descriptor";
   return {};
@@ -118,8 +159,9 @@ int run_probe_process(const probe_process_options &opt) {
   env->other = start.sess->counterpart(other_reason);
   if (!env->other)
     std::cerr << "cuparity probe: no other backend for the paired series: " << other_reason << "\n";
+  std::string unused;
   const probe_runner runner(probe_registry::instance().select(opt.probes), *env,
-                            {opt.min_time, opt.block_time});
+                            {opt.min_time, opt.block_time, probe_times(opt.probe_times, unused)});
   if (opt.serve)
     serve_rounds(runner, events);
   else
@@ -137,6 +179,8 @@ void add_probe_command(CLI::App &app, action &run) {
   cmd->add_option("--probe", opt->probes, "Probe name or glob (repeatable; default all)");
   cmd->add_option("--min-time", opt->min_time, "Seconds each series of each probe runs per round")
       ->check(finite_number(limits::min_time_min_s, true, limits::min_time_max_s));
+  cmd->add_option("--probe-time", opt->probe_times,
+                  "<probe>=<seconds>: that probe's --min-time (repeatable)");
   cmd->add_option("--block-time", opt->block_time,
                   "Seconds per block; a probe's series alternate block by block")
       ->check(finite_number(limits::block_time_min_s, true, limits::block_time_max_s));

@@ -26,6 +26,8 @@ std::vector<std::string> process_args(const latency_settings &l, const latency_r
   const double min_time = o.min_time_override > 0 ? o.min_time_override : l.min_time_s;
   std::vector<std::string> args{"--min-time", std::to_string(min_time), "--block-time",
                                 std::to_string(l.block_time_s)};
+  for (const auto &[probe, seconds] : l.min_times)
+    args.insert(args.end(), {"--probe-time", probe + "=" + std::to_string(seconds)});
   for (const auto &p : l.probes)
     args.insert(args.end(), {"--probe", p});
   return args;

@@ -203,6 +203,12 @@ value_type numbers_above(double min, double max) {
   return t;
 }
 
+value_type numbers_in(double min, double max) {
+  value_type t = number_in(min, max);
+  t.kind = value_kind::numbers;
+  return t;
+}
+
 std::string qualified_key(std::string_view prefix, std::string_view name, value_kind kind) {
   if (prefix.empty())
     return kind == value_kind::table ? "[" + std::string(name) + "]" : std::string(name);

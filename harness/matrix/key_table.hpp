@@ -48,6 +48,7 @@ struct value_type {
 [[nodiscard]] value_type tables();                             ///< an array of tables
 /// A table of numbers in (min, max].
 [[nodiscard]] value_type numbers_above(double min, double max);
+[[nodiscard]] value_type numbers_in(double min, double max);
 
 /// What setters may need besides the value.
 struct read_context {

@@ -75,6 +75,9 @@ struct latency_settings {
   double paired_threshold = 0.01;     ///< in-process pairs: a change beyond this fraction counts
   bool fail_on_regression = false;
   std::map<std::string, double> thresholds; ///< per probe: regression_threshold's override
+  /// Per probe: min_time_s's override, seconds a series (above --latency-min-time too). A paired
+  /// launch needs seconds where ctx.get_current's interval is narrow in a fraction of one.
+  std::map<std::string, double> min_times;
   /// "per_round": a fresh probe process per cell per round; "persistent": one process per cell
   /// for the whole phase, rounds sent to it (process-to-process spread stays out of the samples).
   bool persistent = false;

@@ -183,16 +183,25 @@ void set_probes(latency_settings &l, const key_value &v) {
 }
 
 /// Thresholds are looked up by a probe's exact name: a glob or an unknown name would never apply.
-void set_thresholds(latency_settings &l, const key_value &v) {
-  l.thresholds = v.get<std::map<std::string, double>>();
+/// A `probe = number` table's keys each name one probe (`what`: "a threshold", "a time").
+std::map<std::string, double> per_probe(const key_value &v, const std::string &what) {
   const toml_reader &r = v.context().reader;
   for (const auto &[k, value] : *v.node().as_table()) {
     const std::string name(k.str());
     if (name.find_first_of("*?[") != std::string::npos)
-      r.error(k, v.key() + ": " + in_quotes(name) + " is a glob; a threshold names one probe");
+      r.error(k, v.key() + ": " + in_quotes(name) + " is a glob; " + what + " names one probe");
     if (!v.context().known_probe(name))
       r.error(k, v.key() + ": " + in_quotes(name) + " names no probe" + std::string(see_probes));
   }
+  return v.get<std::map<std::string, double>>();
+}
+
+void set_thresholds(latency_settings &l, const key_value &v) {
+  l.thresholds = per_probe(v, "a threshold");
+}
+
+void set_min_times(latency_settings &l, const key_value &v) {
+  l.min_times = per_probe(v, "a time");
 }
 
 void set_processes(latency_settings &l, const key_value &v) {
@@ -393,6 +402,8 @@ const key_table<latency_settings> &latency_keys() {
            "whether a regression fails the run"},
           {"thresholds", numbers_above(0, limits::fraction_max), set_thresholds,
            "probe = fraction: regression_threshold for that probe"},
+          {"min_times", numbers_in(limits::min_time_min_s, limits::min_time_max_s), set_min_times,
+           "probe = seconds: min_time_s for that probe (over --latency-min-time too)"},
           {"processes", choice({"per_round", "persistent"}), set_processes,
            "a fresh probe process per cell per round, or one per cell for the whole phase"},
       }};

@@ -135,9 +135,11 @@ probe_runner::probe_runner(std::vector<const probe_def *> selected, probe_env &e
     : m_selected(std::move(selected)), m_env(env), m_timing(timing) {}
 
 void probe_runner::run_round(int round, bool flip, const event_stream &events) const {
-  for (const probe_def *p : m_selected)
-    write_probe(*p, m_env, {m_timing.block_s, m_timing.budget_s, flip, {true, true, true}}, round,
-                events);
+  for (const probe_def *p : m_selected) {
+    const auto own = m_timing.budget_by_probe.find(p->name);
+    const double budget = own != m_timing.budget_by_probe.end() ? own->second : m_timing.budget_s;
+    write_probe(*p, m_env, {m_timing.block_s, budget, flip, {true, true, true}}, round, events);
+  }
   events.write(make_event(event_kind::round_done, {{"round", round}}));
 }
 

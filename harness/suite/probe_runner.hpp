@@ -4,6 +4,8 @@
 #include "harness/protocol/event_stream.hpp"
 #include "harness/suite/probe_registry.hpp"
 
+#include <map>
+#include <string>
 #include <vector>
 
 namespace cuparity {
@@ -12,6 +14,7 @@ namespace cuparity {
 struct probe_timing {
   double budget_s = 0.05;  ///< seconds per series per round
   double block_s = 2.5e-4; ///< a block's target length (docs/latency.md#paired-blocks)
+  std::map<std::string, double> budget_by_probe; ///< budget_s's override for named probes
 };
 
 /// The selected probes, each run per round through a probe_state that interleaves its series.

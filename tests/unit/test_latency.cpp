@@ -565,6 +565,35 @@ double simulated_load_ns() {
 
 } // namespace
 
+TEST_CASE("latency.min_times gives one probe its own time a series", "[latency-sim]") {
+  // ctx.get_current at 2 ms a series beside stream.query at the matrix's 50 ms: the probe process
+  // gets --probe-time, so ctx.get_current runs about a 25th of the blocks.
+  const std::string dir = scratch("min_times");
+  run_latency(dir, R"(
+[matrix]
+cases = ["binding.config.effective"]
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["0"]
+[latency]
+probes = ["ctx.get_current", "stream.query"]
+rounds = 1
+max_rounds = 1
+min_time_s = 0.05
+min_times = { "ctx.get_current" = 0.002 }
+)");
+  std::map<std::string, std::size_t> blocks;
+  std::ifstream in(dir + "/out/results.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    const auto r = nlohmann::json::parse(line);
+    if (r["type"] == "latency_pairs")
+      blocks[r["probe"].get<std::string>()] = r["per_call_ns"]["direct"].size();
+  }
+  INFO(nlohmann::json(blocks).dump());
+  REQUIRE(blocks.size() == 2);
+  CHECK(blocks.at("ctx.get_current") > 0);
+  CHECK(blocks.at("ctx.get_current") * 4 < blocks.at("stream.query"));
+}
+
 TEST_CASE("paired A/A on the simulated driver: 20 processes, none slower or faster at 0.5 %",
           "[latency-sim][paired]") {
   // No fault: the simulated cuGetProcAddress hands out the exported function, so both backends

@@ -284,6 +284,7 @@ const std::map<std::string, std::map<std::string, std::string>> samples{
       {"paired_threshold", "0.02"},
       {"fail_on_regression", "true"},
       {"thresholds", "{ p = 0.5 }"},
+      {"min_times", "{ p = 0.5 }"},
       {"processes", "\"persistent\""}}},
     {"[[suite]]",
      {{"name", "\"nope\""},
@@ -400,10 +401,11 @@ TEST_CASE("integer and number keys refuse fractions, inf, nan and out-of-range v
         CHECK_THAT(msg, Catch::StartsWith(where) && Catch::Contains(what));
       }
     }
-  for (const char *key : {"matrix.case_timeout_s", "expect.warning_count", "latency.rounds",
-                          "latency.max_rounds", "latency.min_time_s", "latency.target_cv",
-                          "latency.regression_threshold", "latency.paired_threshold",
-                          "latency.block_time_s", "latency.budget_s", "latency.thresholds.p"}) {
+  for (const char *key :
+       {"matrix.case_timeout_s", "expect.warning_count", "latency.rounds", "latency.max_rounds",
+        "latency.min_time_s", "latency.target_cv", "latency.regression_threshold",
+        "latency.paired_threshold", "latency.block_time_s", "latency.budget_s",
+        "latency.thresholds.p", "latency.min_times.p"}) {
     INFO(key);
     CHECK(tested.count(key) == 1);
   }
@@ -419,6 +421,7 @@ TEST_CASE("the bounds the tables give", "[matrix][keys]") {
   CHECK(bounds.at("latency.min_time_s") == ">= 0.001, <= 3600");
   CHECK(bounds.at("latency.budget_s") == "> 0, <= 86400");
   CHECK(bounds.at("latency.thresholds") == "> 0, <= 10");
+  CHECK(bounds.at("latency.min_times") == ">= 0.001, <= 3600");
   CHECK(bounds.at("latency.target_cv") == "> 0, <= 10");
   CHECK(bounds.at("matrix.case_timeout_s") == ">= 0.001, <= 86400");
   CHECK(bounds.at("expect.warning_count") == ">= 0, <= 10000");
@@ -466,6 +469,7 @@ budget_s = 90
 fail_on_regression = true
 processes = "persistent"
 thresholds = { a = 0.1, b = 3 }
+min_times = { a = 2.5 }
 )");
   CHECK(m.name == "n");
   CHECK(m.description == "d");
@@ -487,6 +491,7 @@ thresholds = { a = 0.1, b = 3 }
   CHECK(l.fail_on_regression);
   CHECK(l.persistent);
   CHECK(l.thresholds == std::map<std::string, double>{{"a", 0.1}, {"b", 3}});
+  CHECK(l.min_times == std::map<std::string, double>{{"a", 2.5}});
   CHECK(load("latency_on", two_cells + "[latency]\n").latency.enabled); // written = enabled
 }
 
@@ -495,7 +500,7 @@ TEST_CASE("unknown keys list the table's keys", "[matrix][keys][errors]") {
              Catch::Contains(":4:1: unknown key 'roudns' in [latency] (known: enabled, probes, "
                              "rounds, max_rounds, budget_s, min_time_s, block_time_s, target_cv, "
                              "regression_threshold, paired_threshold, fail_on_regression, "
-                             "thresholds, processes)"));
+                             "thresholds, min_times, processes)"));
   CHECK_THAT(error_of("unknown_top", "foo = 1\n" + two_cells),
              Catch::Contains(":1:1: unknown key 'foo' in the matrix file (known: matrix, axes, "
                              "include, exclude, expect, latency, suite)"));

@@ -131,6 +131,12 @@ TEST_CASE("hostile: probe globs and threshold names must name a probe", "[matrix
                 "latency.thresholds: 'nope' names no probe");
   check_refused("threshold_glob", one_cell + "[latency]\nthresholds = { \"launch.*\" = 0.1 }\n",
                 "4:16", "latency.thresholds: 'launch.*' is a glob; a threshold names one probe");
+  check_refused("min_time_unknown", one_cell + "[latency]\nmin_times = { nope = 1 }\n", "4:15",
+                "latency.min_times: 'nope' names no probe");
+  check_refused("min_time_glob", one_cell + "[latency]\nmin_times = { \"ctx.*\" = 1 }\n", "4:15",
+                "latency.min_times: 'ctx.*' is a glob; a time names one probe");
+  check_refused("min_time_low", one_cell + "[latency]\nmin_times = { \"ctx.get_current\" = 0 }\n",
+                "4:35", "latency.min_times.ctx.get_current: must be at least 0.001, not 0");
   // A caller without a probe registry takes every name.
   CHECK_NOTHROW(
       load_matrix(write_matrix("probe_any", one_cell + "[latency]\nprobes = \"x\"\n"), any_case));
