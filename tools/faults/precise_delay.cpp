@@ -3,6 +3,8 @@
 #include "tools/faults/precise_delay.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <limits>
@@ -33,7 +35,6 @@ constexpr std::uint64_t long_probe = 64;
 
 struct tuned {
   delay_calibration published;
-  std::uint64_t loops_per_ns_fixed = 0;
   std::uint64_t short_overhead = 0; ///< loops taken off a request shorter than long_from
   std::uint64_t long_overhead = 0;  ///< loops taken off a longer one
   bool tsc = false;                 ///< the deadline counter is the TSC, else steady_clock
@@ -41,6 +42,37 @@ struct tuned {
   std::uint64_t early_ticks = 0;    ///< a deadline is aimed this much early (wait_request)
   std::int64_t counter_from_ns = 0; ///< requests from here wait on the counter
 };
+
+// The loop's rate as it is now. Calibration fixes a rate once, but on the H200 VM the core's speed
+// moved by up to half within a process and between processes: an 18 ns fault on a loop calibrated
+// once added 3 to 36 ns (reports/runs/2026-12-03-h200-cbe5c87). So the loop path times itself
+// against the counter now and then: 1 us of loop between two counter reads, about every 10 ms
+// (the count of calls between samples follows the call rate), and the median of the last five
+// samples is the rate (a preempted sample only ever reads slow; a change of speed passes within
+// three samples). A sample's loops, spread over the calls until the next one, are taken off each
+// call, so the time a delay adds on average stays the asked one.
+constexpr double sample_window_ns = 1000;
+constexpr double sample_period_ns = 10e6;
+constexpr std::int64_t first_sample_after = 64;
+constexpr std::int64_t most_calls_per_sample = std::int64_t{1} << 24;
+
+struct loop_rate {
+  std::atomic<std::uint64_t> loops_per_ns_fixed{0};
+  std::atomic<std::uint64_t> debt_fixed{0}; ///< loops (16.16) taken off every request
+  std::atomic<std::int64_t> calls_left{first_sample_after};
+  std::atomic_flag sampling = ATOMIC_FLAG_INIT; ///< held by the one thread that samples
+  // Only the thread holding `sampling` touches these.
+  std::array<double, 5> recent{};
+  std::size_t next = 0;
+  std::int64_t calls_per_sample = first_sample_after;
+  std::uint64_t last_sample = 0; ///< counter at the end of the last sample
+};
+
+loop_rate rate_now;
+
+std::uint64_t to_fixed(double loops_per_ns) {
+  return static_cast<std::uint64_t>(loops_per_ns * (1 << fraction_bits));
+}
 
 std::uint64_t steady_ns() {
   return static_cast<std::uint64_t>(
@@ -91,9 +123,8 @@ double elapsed_ns(clock::time_point from, clock::time_point to) {
   }
 }
 
-// The loop path for a request of `loops` loops, exactly as precise_delay runs it, so that
-// calibration times the same code.
-[[gnu::noinline]] void spin_request(std::uint64_t loops, const tuned &t) {
+// `loops` loops less the loop path's own cost at about that length.
+inline void spin_request(std::uint64_t loops, const tuned &t) {
   const std::uint64_t overhead = loops >= long_from ? t.long_overhead : t.short_overhead;
   spin_loops(loops > overhead ? loops - overhead : 0);
 }
@@ -134,13 +165,6 @@ double measure_loops_per_ns() {
   while (best_of(1, [&] { spin_loops(loops); }) < 100e3 && loops < (std::uint64_t{1} << 34))
     loops *= 2;
   return static_cast<double>(loops) / best_of(7, [&] { spin_loops(loops); });
-}
-
-// The overhead of a request of n loops, in loops, measured while no correction applies yet.
-std::uint64_t overhead_at(std::uint64_t n, const tuned &t) {
-  const double lpn = t.published.loops_per_ns;
-  const double extra_ns = per_call_ns(5000, [&] { spin_request(n, t); }) - n / lpn;
-  return static_cast<std::uint64_t>(std::max(0.0, extra_ns) * lpn);
 }
 
 // How much longer than asked back-to-back 200 ns deadline waits last, as a fault's delays run
@@ -185,13 +209,80 @@ void busy_for_ms(int ms) {
   }
 }
 
+void seed_rate(double loops_per_ns) {
+  rate_now.recent.fill(loops_per_ns);
+  rate_now.loops_per_ns_fixed.store(to_fixed(loops_per_ns), std::memory_order_relaxed);
+  rate_now.calls_left.store(first_sample_after, std::memory_order_relaxed);
+}
+
+// When the next sample comes: after as many calls as should take sample_period_ns at the rate
+// since the last one, moving by at most a factor of two (a pause between a probe's series must
+// not make the next ten thousand calls sample). Its loops are then spread over those calls.
+void schedule_sample(loop_rate &r, std::uint64_t started, std::uint64_t window, const tuned &t) {
+  if (r.last_sample != 0 && started > r.last_sample) {
+    const double since_ns = static_cast<double>(started - r.last_sample) / t.ticks_per_ns;
+    const double scale = std::clamp(sample_period_ns / std::max(since_ns, 1.0), 0.5, 2.0);
+    r.calls_per_sample =
+        std::clamp(static_cast<std::int64_t>(static_cast<double>(r.calls_per_sample) * scale),
+                   first_sample_after, most_calls_per_sample);
+  }
+  r.debt_fixed.store((window << fraction_bits) / static_cast<std::uint64_t>(r.calls_per_sample),
+                     std::memory_order_relaxed);
+  r.calls_left.store(r.calls_per_sample, std::memory_order_relaxed);
+}
+
+// One sample of the loop's rate (see loop_rate): a window of loops between two counter reads,
+// less the one read's cost that falls inside it.
+[[gnu::noinline]] void sample_rate(const tuned &t) {
+  loop_rate &r = rate_now;
+  if (r.sampling.test_and_set(std::memory_order_acquire))
+    return; // another thread is sampling
+  const double now = static_cast<double>(r.loops_per_ns_fixed.load(std::memory_order_relaxed)) /
+                     (1 << fraction_bits);
+  const auto window = static_cast<std::uint64_t>(sample_window_ns * now);
+  const std::uint64_t c0 = counter(t);
+  spin_loops(window);
+  const std::uint64_t c1 = counter(t);
+  const double ns = static_cast<double>(c1 - c0) / t.ticks_per_ns - t.published.counter_read_ns;
+  if (ns > 0) {
+    r.recent[r.next] = static_cast<double>(window) / ns;
+    r.next = (r.next + 1) % r.recent.size();
+    auto sorted = r.recent;
+    std::nth_element(sorted.begin(), sorted.begin() + 2, sorted.end());
+    r.loops_per_ns_fixed.store(to_fixed(sorted[2]), std::memory_order_relaxed);
+  }
+  schedule_sample(r, c0, window, t);
+  r.last_sample = c1;
+  r.sampling.clear(std::memory_order_release);
+}
+
+// The loop path for `loops_fixed` loops (16.16), exactly as precise_delay runs it, so that
+// calibration times the same code: the count down to the next sample (a relaxed load and store,
+// not an atomic decrement, which would cost more than a short delay: two threads may lose a count
+// between them, which only moves a sample), the samples' share, the call's own loops.
+[[gnu::noinline]] void loop_request(std::uint64_t loops_fixed, const tuned &t) {
+  loop_rate &r = rate_now;
+  const std::int64_t left = r.calls_left.load(std::memory_order_relaxed) - 1;
+  r.calls_left.store(left, std::memory_order_relaxed);
+  if (left <= 0) [[unlikely]]
+    sample_rate(t);
+  const std::uint64_t debt = r.debt_fixed.load(std::memory_order_relaxed);
+  spin_request((loops_fixed > debt ? loops_fixed - debt : 0) >> fraction_bits, t);
+}
+
+// The overhead of a request of n loops, in loops, measured while no correction applies yet.
+std::uint64_t overhead_at(std::uint64_t n, const tuned &t) {
+  const double lpn = t.published.loops_per_ns;
+  const double extra_ns = per_call_ns(5000, [&] { loop_request(n << fraction_bits, t); }) - n / lpn;
+  return static_cast<std::uint64_t>(std::max(0.0, extra_ns) * lpn);
+}
+
 tuned measure() {
   tuned t;
   busy_for_ms(30);
   t.published.loops_per_ns = measure_loops_per_ns();
-  t.loops_per_ns_fixed =
-      static_cast<std::uint64_t>(t.published.loops_per_ns * (1 << fraction_bits));
   t.published.clock_read_ns = per_call_ns(1000, [] { (void)clock::now(); });
+  rate_now.calls_left.store(most_calls_per_sample, std::memory_order_relaxed); // no sample yet
   const std::uint64_t short_overhead = overhead_at(0, t);
   const std::uint64_t long_overhead = overhead_at(long_probe, t);
   t.short_overhead = short_overhead;
@@ -200,6 +291,7 @@ tuned measure() {
   measure_counter(t);
   t.published.tsc = t.tsc;
   t.published.counter_from_ns = t.counter_from_ns;
+  seed_rate(t.published.loops_per_ns);
   return t;
 }
 
@@ -223,10 +315,28 @@ void precise_delay(std::int64_t ns) {
     return;
   const tuned &t = calibrated();
   if (ns < t.counter_from_ns) {
-    spin_request((static_cast<std::uint64_t>(ns) * t.loops_per_ns_fixed) >> fraction_bits, t);
+    loop_request(static_cast<std::uint64_t>(ns) *
+                     rate_now.loops_per_ns_fixed.load(std::memory_order_relaxed),
+                 t);
     return;
   }
   wait_request(ns, t);
+}
+
+double loop_rate_now() {
+  (void)calibrated();
+  return static_cast<double>(rate_now.loops_per_ns_fixed.load(std::memory_order_relaxed)) /
+         (1 << fraction_bits);
+}
+
+void skew_loop_rate(double factor) {
+  (void)calibrated();
+  while (rate_now.sampling.test_and_set(std::memory_order_acquire)) {
+  }
+  for (double &sample : rate_now.recent)
+    sample *= factor;
+  rate_now.loops_per_ns_fixed.store(to_fixed(loop_rate_now() * factor), std::memory_order_relaxed);
+  rate_now.sampling.clear(std::memory_order_release);
 }
 
 } // namespace cuparity::faults

@@ -6,10 +6,11 @@
 namespace cuparity::faults {
 
 /// Busy-waits about `ns` nanoseconds on the calling thread (nothing for ns <= 0).
-/// - Below about three counter reads (20-30 ns), it counts iterations of a loop calibrated
-///   against steady_clock, less the loops the call itself costs at about that length: no clock
-///   read, so a 2 ns delay adds about 2 ns. The loop's speed follows the core's, so on a busy
-///   shared core these few ns can be off by a third.
+/// - Below about three counter reads (20-60 ns), it counts iterations of a loop, less the loops
+///   the call itself costs at about that length: no clock read, so a 2 ns delay adds about 2 ns.
+///   The loop's speed follows the core's, so the loop times itself against the counter about
+///   every 10 ms (1 us of loop, its cost spread over the calls between samples) and follows a
+///   core whose clock moves within a few samples.
 /// - From there, it waits for a deadline on the TSC (x86-64, where the kernel keeps time with
 ///   it) or else on steady_clock, aimed early by the wait's own overshoot as calibration
 ///   measured it: within about a read (3-12 ns) of the asked time, however busy the core is.
@@ -32,5 +33,12 @@ struct delay_calibration {
   std::int64_t counter_from_ns = 0; ///< requests from here wait on the counter
 };
 [[nodiscard]] const delay_calibration &calibration();
+
+/// The loop rate (loops per ns) the loop path uses now: calibration's, then the samples'.
+[[nodiscard]] double loop_rate_now();
+
+/// Multiplies the loop rate now and the samples it is the median of by `factor`, as a core whose
+/// clock moved would leave them; tests use it to see the samples bring the rate back.
+void skew_loop_rate(double factor);
 
 } // namespace cuparity::faults
