@@ -45,12 +45,12 @@ struct tuned {
 
 // The loop's rate as it is now. Calibration fixes a rate once, but on the H200 VM the core's speed
 // moved by up to half within a process and between processes: an 18 ns fault on a loop calibrated
-// once added 3 to 36 ns (reports/runs/2026-12-03-h200-cbe5c87). So the loop path times itself
-// against the counter now and then: 1 us of loop between two counter reads, about every 10 ms
-// (the count of calls between samples follows the call rate), and the median of the last five
-// samples is the rate (a preempted sample only ever reads slow; a change of speed passes within
-// three samples). A sample's loops, spread over the calls until the next one, are taken off each
-// call, so the time a delay adds on average stays the asked one.
+// once added 3 to 36 ns (reports/runs/2026-12-03-h200-cbe5c87-warmup). So the loop path times
+// itself against the counter now and then: 1 us of loop between two counter reads, about every
+// 10 ms (the count of calls between samples follows the call rate), and the median of the last
+// five samples is the rate (a preempted sample only ever reads slow; a change of speed passes
+// within three samples). A sample's loops, spread over the calls until the next one, are taken off
+// each call, so the time a delay adds on average stays the asked one.
 constexpr double sample_window_ns = 1000;
 constexpr double sample_period_ns = 10e6;
 constexpr std::int64_t first_sample_after = 64;
