@@ -74,6 +74,11 @@ std::uint64_t to_fixed(double loops_per_ns) {
   return static_cast<std::uint64_t>(loops_per_ns * (1 << fraction_bits));
 }
 
+double rate_in_use() {
+  return static_cast<double>(rate_now.loops_per_ns_fixed.load(std::memory_order_relaxed)) /
+         (1 << fraction_bits);
+}
+
 std::uint64_t steady_ns() {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now().time_since_epoch())
@@ -237,8 +242,7 @@ void schedule_sample(loop_rate &r, std::uint64_t started, std::uint64_t window, 
   loop_rate &r = rate_now;
   if (r.sampling.test_and_set(std::memory_order_acquire))
     return; // another thread is sampling
-  const double now = static_cast<double>(r.loops_per_ns_fixed.load(std::memory_order_relaxed)) /
-                     (1 << fraction_bits);
+  const double now = rate_in_use();
   const auto window = static_cast<std::uint64_t>(sample_window_ns * now);
   const std::uint64_t c0 = counter(t);
   spin_loops(window);
@@ -325,8 +329,7 @@ void precise_delay(std::int64_t ns) {
 
 double loop_rate_now() {
   (void)calibrated();
-  return static_cast<double>(rate_now.loops_per_ns_fixed.load(std::memory_order_relaxed)) /
-         (1 << fraction_bits);
+  return rate_in_use();
 }
 
 void skew_loop_rate(double factor) {
@@ -335,7 +338,7 @@ void skew_loop_rate(double factor) {
   }
   for (double &sample : rate_now.recent)
     sample *= factor;
-  rate_now.loops_per_ns_fixed.store(to_fixed(loop_rate_now() * factor), std::memory_order_relaxed);
+  rate_now.loops_per_ns_fixed.store(to_fixed(rate_in_use() * factor), std::memory_order_relaxed);
   rate_now.sampling.clear(std::memory_order_release);
 }
 
