@@ -28,6 +28,9 @@ struct delay_calibration {
   double loops_per_ns = 0;          ///< spin-loop iterations per nanosecond
   double clock_read_ns = 0;         ///< cost of one steady_clock::now()
   double entry_ns = 0;              ///< the loop path's own cost for the shortest requests
+  double long_entry_ns = 0;         ///< and for requests of 24 loops or more
+  double rate_drift = 0;            ///< the loop rate after the overheads / before, less 1
+  int attempts = 0;                 ///< calibrations until the rate held still (at most 5)
   bool tsc = false;                 ///< deadlines use the TSC (else steady_clock)
   double counter_read_ns = 0;       ///< cost of one read of the deadline counter
   std::int64_t counter_from_ns = 0; ///< requests from here wait on the counter
@@ -36,6 +39,19 @@ struct delay_calibration {
 
 /// The loop rate (loops per ns) the loop path uses now: calibration's, then the samples'.
 [[nodiscard]] double loop_rate_now();
+
+/// How the loop path's rate moved in this process, from its samples (the fault shim's log).
+struct loop_history {
+  std::int64_t samples = 0;              ///< samples of the rate taken
+  double rate_min = 0;                   ///< slowest sample, loops per ns (0: none yet)
+  double rate_max = 0;                   ///< fastest sample
+  std::int64_t calls = 0;                ///< loop-path calls so far
+  std::int64_t calls_per_sample_min = 0; ///< fewest calls scheduled between two samples
+  std::int64_t calls_per_sample_max = 0; ///< most
+  double debt_loops_now = 0;             ///< loops each call gives up now for the samples' cost
+  double debt_loops_max = 0;             ///< the most it gave up
+};
+[[nodiscard]] loop_history loop_history_now();
 
 /// Multiplies the loop rate now and the samples it is the median of by `factor`, as a core whose
 /// clock moved would leave them; tests use it to see the samples bring the rate back.
