@@ -42,6 +42,9 @@ template <symbol_id Id, class... A> copy_call copy_call_of(const std::tuple<A...
 template <symbol_id Id, call_path Path, class R, class... A>
 [[gnu::noinline]] R forward_slow(A... args) {
   const shim_state &s = state();
+  std::atomic<std::uint64_t> &counted =
+      g_slow_calls[faults::index_of(Id)][Path == call_path::dlsym ? 0 : 1];
+  counted.store(counted.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   void *real = s.real[faults::index_of(Id)];
   if (real == nullptr)
     return unavailable();

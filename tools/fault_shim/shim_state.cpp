@@ -12,6 +12,7 @@
 namespace cuparity::shim {
 
 std::array<slot, faults::symbol_count> g_slots;
+std::array<std::array<std::atomic<std::uint64_t>, 2>, faults::symbol_count> g_slow_calls;
 
 namespace {
 

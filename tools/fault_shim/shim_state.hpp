@@ -24,6 +24,11 @@ struct slot {
 };
 extern std::array<slot, faults::symbol_count> g_slots;
 
+/// Calls that took the slow path, per symbol and path (0: dlsym, 1: proc), for the log
+/// (shim_log.hpp). Counted with a relaxed load and store, not an atomic add, which would cost more
+/// than a short delay: two threads calling at once may lose a count.
+extern std::array<std::array<std::atomic<std::uint64_t>, 2>, faults::symbol_count> g_slow_calls;
+
 struct shim_state {
   bool target_open = false;
   void *target = nullptr;                          ///< dlopen handle of CUPARITY_SHIM_TARGET

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 using namespace cuparity;
 namespace fs = std::filesystem;
@@ -175,6 +176,58 @@ TEST_CASE("a delay is seen only through the path it names", "[shim][timing]") {
     INFO("delayed " << delayed << " ns, other " << other << " ns");
     CHECK(delayed >= other + 100);
   }
+}
+
+// The lines of a JSON-lines file.
+std::vector<nlohmann::json> json_lines(const std::string &path) {
+  std::ifstream in(path);
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+TEST_CASE("the shim's log: one line per process, with each path's calls and the delay's figures",
+          "[shim]") {
+  const std::string log = scratch("log") + "/shim.jsonl";
+  probe(CUPARITY_SHIM, {"delay", "3000"},
+        shim_env({{"CUPARITY_SHIM_FAULTS", "cuCtxGetCurrent:delay_ns=10@dlsym"},
+                  {"CUPARITY_SHIM_LOG", log}}));
+  probe(CUPARITY_SHIM, {"paths"}, shim_env({{"CUPARITY_SHIM_LOG", log}}));
+  const auto lines = json_lines(log);
+  REQUIRE(lines.size() == 2);
+  const nlohmann::json &delayed = lines[0];
+  INFO(delayed.dump(1));
+  CHECK(delayed["variables"]["CUPARITY_SHIM_FAULTS"] == "cuCtxGetCurrent:delay_ns=10@dlsym");
+  CHECK(delayed["command"].get<std::string>().find("delay 3000") != std::string::npos);
+  std::map<std::string, long long> calls;
+  for (const auto &c : delayed["slow_calls"])
+    calls[c["symbol"].get<std::string>() + "@" + c["path"].get<std::string>()] = c["calls"];
+  // Both paths of a faulted symbol take the slow path; only the dlsym one waits.
+  CHECK(calls["cuCtxGetCurrent@dlsym"] == 3000);
+  CHECK(calls["cuCtxGetCurrent@proc"] == 3000);
+  const nlohmann::json &d = delayed["delay"];
+  CHECK(d["loop_calls"] == 3000); // 10 ns runs on the loop (counter_from_ns is at least 20)
+  CHECK(d["samples"].get<long long>() >= 1);
+  CHECK(d["rate_min"].get<double>() > 0);
+  CHECK(d["rate_min"].get<double>() <= d["rate_max"].get<double>());
+  CHECK(d["attempts"].get<int>() >= 1);
+  CHECK(d["loops_per_ns"].get<double>() > 0);
+  // No delay: no calibration at exit, and no slow call but the answer-rewriting query's.
+  const nlohmann::json &plain = lines[1];
+  INFO(plain.dump(1));
+  CHECK_FALSE(plain.contains("delay"));
+  for (const auto &c : plain["slow_calls"])
+    CHECK(c["symbol"].get<std::string>().rfind("cuGetProcAddress", 0) == 0);
+}
+
+TEST_CASE("an unwritable log: one line naming CUPARITY_SHIM_LOG and the path, the calls unharmed",
+          "[shim]") {
+  auto r = probe(CUPARITY_SHIM, {"paths"},
+                 shim_env({{"CUPARITY_SHIM_LOG", "/nonexistent/dir/shim.jsonl"}}));
+  CHECK(r.value("count_dlsym_rc") == "0");
+  CHECK(r.process.err.find("cannot write CUPARITY_SHIM_LOG='/nonexistent/dir/shim.jsonl': No "
+                           "such file or directory") != std::string::npos);
 }
 
 TEST_CASE("a malformed fault spec warns, naming the variable and the item, and is ignored",
