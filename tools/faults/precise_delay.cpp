@@ -6,7 +6,6 @@
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -295,49 +294,45 @@ void schedule_sample(loop_rate &r, std::uint64_t started, std::uint64_t window, 
   spin_request((loops_fixed > debt ? loops_fixed - debt : 0) >> fraction_bits, t);
 }
 
-// The overhead of a request of n loops, in loops, measured while no correction applies yet.
+// The overhead of a request of n loops, in loops, measured while no correction applies yet. It
+// is the time of `calls` requests beyond their loops at the rate, and the rate moves: on the H200
+// VM by up to half within milliseconds (1.6 to 3.4 loops/ns between processes of one machine,
+// 1.2 to 3.2 within one: reports/runs/2026-12-04-h200-e12773e). Taken against a rate measured
+// before, the overhead kept the rate's change for the whole process: 0 to 12 ns where it is about
+// 2, and at half speed the 64-loop probe's excess is as long as an 18 ns request, which then waits
+// nothing. So each window of requests is timed between two windows of the bare loop, whose mean
+// gives the rate of that moment, and the overhead is the median over `pairs` such triples.
 std::uint64_t overhead_at(std::uint64_t n, const tuned &t) {
-  const double lpn = t.published.loops_per_ns;
-  const double extra_ns = per_call_ns(5000, [&] { loop_request(n << fraction_bits, t); }) - n / lpn;
-  return static_cast<std::uint64_t>(std::max(0.0, extra_ns) * lpn);
-}
-
-// The loop's rate and its overheads, which are measured against that rate: a core that changed
-// speed in between would leave the change in the overheads for the whole process (at half speed,
-// the 64-loop probe's extra time is as long as an 18 ns request, which then waits nothing). So the
-// rate is measured again after them, and the whole repeated until the two agree within
-// `rate_tolerance`, at most `most_attempts` times (the closest pair is kept).
-constexpr double rate_tolerance = 0.02;
-constexpr int most_attempts = 5;
-
-void measure_loop(tuned &t) {
-  tuned best = t;
-  best.published.rate_drift = std::numeric_limits<double>::infinity();
-  int made = 0;
-  while (made < most_attempts) {
-    ++made;
-    tuned trial = t;
-    trial.published.loops_per_ns = measure_loops_per_ns();
-    rate_now.calls_left.store(most_calls_per_sample, std::memory_order_relaxed); // no sample yet
-    trial.short_overhead = overhead_at(0, trial);
-    trial.long_overhead = overhead_at(long_probe, trial);
-    trial.published.rate_drift = measure_loops_per_ns() / trial.published.loops_per_ns - 1;
-    if (std::abs(trial.published.rate_drift) < std::abs(best.published.rate_drift))
-      best = trial;
-    if (std::abs(trial.published.rate_drift) <= rate_tolerance)
-      break;
+  constexpr int pairs = 15;
+  constexpr int calls = 2000;
+  constexpr std::uint64_t reference_loops = 64 * calls;
+  std::array<double, pairs> found{};
+  for (double &overhead : found) {
+    const double before = best_of(1, [] { spin_loops(reference_loops); });
+    const double requests = best_of(1, [&] {
+      for (int i = 0; i < calls; ++i)
+        loop_request(n << fraction_bits, t);
+    });
+    const double after = best_of(1, [] { spin_loops(reference_loops); });
+    const double loops_per_ns = 2 * static_cast<double>(reference_loops) / (before + after);
+    overhead = requests / calls * loops_per_ns - static_cast<double>(n);
   }
-  t = best;
-  t.published.attempts = made;
-  t.published.entry_ns = static_cast<double>(t.short_overhead) / t.published.loops_per_ns;
-  t.published.long_entry_ns = static_cast<double>(t.long_overhead) / t.published.loops_per_ns;
+  std::nth_element(found.begin(), found.begin() + pairs / 2, found.end());
+  return static_cast<std::uint64_t>(std::max(0.0, found[pairs / 2]));
 }
 
 tuned measure() {
   tuned t;
   busy_for_ms(30);
+  t.published.loops_per_ns = measure_loops_per_ns();
   t.published.clock_read_ns = per_call_ns(1000, [] { (void)clock::now(); });
-  measure_loop(t);
+  rate_now.calls_left.store(most_calls_per_sample, std::memory_order_relaxed); // no sample yet
+  t.short_overhead = overhead_at(0, t);
+  t.long_overhead = overhead_at(long_probe, t);
+  t.published.short_overhead_loops = static_cast<double>(t.short_overhead);
+  t.published.long_overhead_loops = static_cast<double>(t.long_overhead);
+  t.published.entry_ns = static_cast<double>(t.short_overhead) / t.published.loops_per_ns;
+  t.published.long_entry_ns = static_cast<double>(t.long_overhead) / t.published.loops_per_ns;
   measure_counter(t);
   t.published.tsc = t.tsc;
   t.published.counter_from_ns = t.counter_from_ns;

@@ -27,10 +27,10 @@ void calibrate_delay();
 struct delay_calibration {
   double loops_per_ns = 0;          ///< spin-loop iterations per nanosecond
   double clock_read_ns = 0;         ///< cost of one steady_clock::now()
-  double entry_ns = 0;              ///< the loop path's own cost for the shortest requests
-  double long_entry_ns = 0;         ///< and for requests of 24 loops or more
-  double rate_drift = 0;            ///< the loop rate after the overheads / before, less 1
-  int attempts = 0;                 ///< calibrations until the rate held still (at most 5)
+  double short_overhead_loops = 0;  ///< the loop path's own cost for the shortest requests
+  double long_overhead_loops = 0;   ///< and for requests of 24 loops or more (taken off them)
+  double entry_ns = 0;              ///< short_overhead_loops at loops_per_ns
+  double long_entry_ns = 0;         ///< long_overhead_loops at loops_per_ns
   bool tsc = false;                 ///< deadlines use the TSC (else steady_clock)
   double counter_read_ns = 0;       ///< cost of one read of the deadline counter
   std::int64_t counter_from_ns = 0; ///< requests from here wait on the counter

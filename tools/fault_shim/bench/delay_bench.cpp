@@ -95,11 +95,10 @@ BENCHMARK(BM_target_cuCtxGetCurrent);
 int main(int argc, char **argv) {
   benchmark::Initialize(&argc, argv);
   const delay_calibration &c = calibration();
-  std::printf("calibration: %.3f loops/ns (after the overheads %+.2f %%, %d attempt(s)), loop "
-              "entry %.1f ns (long %.1f ns), steady_clock::now() %.1f ns, %s read %.1f ns, "
-              "counter from %lld ns\n",
-              c.loops_per_ns, 100 * c.rate_drift, c.attempts, c.entry_ns, c.long_entry_ns,
-              c.clock_read_ns, c.tsc ? "TSC" : "steady_clock", c.counter_read_ns,
+  std::printf("calibration: %.3f loops/ns, loop overhead %.0f loops (%.1f ns; from 24 loops %.0f, "
+              "%.1f ns), steady_clock::now() %.1f ns, %s read %.1f ns, counter from %lld ns\n",
+              c.loops_per_ns, c.short_overhead_loops, c.entry_ns, c.long_overhead_loops,
+              c.long_entry_ns, c.clock_read_ns, c.tsc ? "TSC" : "steady_clock", c.counter_read_ns,
               static_cast<long long>(c.counter_from_ns));
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
