@@ -5,8 +5,10 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -219,6 +221,30 @@ TEST_CASE("the shim's log: one line per process, with each path's calls and the 
   CHECK_FALSE(plain.contains("delay"));
   for (const auto &c : plain["slow_calls"])
     CHECK(c["symbol"].get<std::string>().rfind("cuGetProcAddress", 0) == 0);
+}
+
+TEST_CASE("processes that end together append whole lines to one log", "[shim]") {
+  const std::string log = scratch("log-together") + "/shim.jsonl";
+  constexpr int processes = 6;
+  std::vector<std::future<process_result>> running;
+  // Catch2's assertions are not thread-safe: the threads only run, the checks come after.
+  for (int i = 0; i < processes; ++i)
+    running.push_back(std::async(std::launch::async, [&log] {
+      return run({CUPARITY_SHIM_PROBE, CUPARITY_SHIM, "delay", "2000"},
+                 shim_env({{"CUPARITY_SHIM_FAULTS", "cuCtxGetCurrent:delay_ns=5@proc"},
+                           {"CUPARITY_SHIM_LOG", log}}));
+    }));
+  std::set<long long> pids;
+  for (auto &f : running) {
+    const process_result r = f.get();
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+  }
+  for (const auto &line : json_lines(log)) {
+    CHECK(line["delay"]["loop_calls"] == 2000);
+    pids.insert(line["pid"].get<long long>());
+  }
+  CHECK(pids.size() == processes);
 }
 
 TEST_CASE("an unwritable log: one line naming CUPARITY_SHIM_LOG and the path, the calls unharmed",
