@@ -61,10 +61,59 @@ def test_table_errors_name_the_file(tmp_path):
     assert r.returncode == 2 and str(empty) in r.stderr
 
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"run": 1, "paired": []}\n{"run": 2,\n')
+    bad.write_text('{"run": 1, "wall_s": 1, "exit_code": 0, "floors": [], "paired": []}\n'
+                   '{"run": 2,\n')
     r = subprocess.run([sys.executable, SCRIPT, "--table", str(bad)], capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 2 and f"{bad} line 2:" in r.stderr and "Traceback" not in r.stderr
     r = subprocess.run([sys.executable, SCRIPT, "--table", str(tmp_path / "missing.jsonl")],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "missing.jsonl" in r.stderr and "Traceback" not in r.stderr
+    partial = tmp_path / "partial.jsonl"
+    partial.write_text('{"paired": []}\n')
+    r = subprocess.run([sys.executable, SCRIPT, "--table", str(partial)], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and f"{partial} line 1: not a run of latency-floor (no run, wall_s" \
+        in r.stderr
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(b"\xff\xfe\n")
+    r = subprocess.run([sys.executable, SCRIPT, "--table", str(binary)], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and str(binary) in r.stderr and "Traceback" not in r.stderr
+
+
+def test_table_lists_a_miss_without_a_ratio_and_every_process_of_its_cell(tmp_path):
+    """A not_measured verdict has no ratio; a cell may have had two delayed probe processes."""
+    cell = ["0", "0", "0", "cuLaunchKernel:delay_ns=18@proc"]
+    proc = {"cell": cell, "slow_calls": [], "loops_per_ns": 2.0, "long_overhead_loops": 5.0}
+    run = {"run": 3, "wall_s": 150.0, "exit_code": 1, "floors": [],
+           "paired": [{"probe": "launch.empty_kernel", "own": "internal", "ratio": None,
+                       "verdict": "not_measured", "fault": "proc", "ptds": False,
+                       "cell_key": cell}],
+           "shim": [proc, dict(proc, loops_per_ns=3.0)]}
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(json.dumps(run) + "\n")
+    r = subprocess.run([sys.executable, SCRIPT, "--table", str(runs)], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    misses = [line for line in r.stdout.splitlines() if " miss: " in line]
+    assert len(misses) == 2 and all("no ratio not_measured" in m for m in misses)
+    assert "loops_per_ns 2" in misses[0] and "loops_per_ns 3" in misses[1]
+
+
+def test_a_shim_log_with_broken_lines_keeps_the_good_ones(tmp_path, capsys):
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("latency_floor", SCRIPT)
+    spec = importlib.util.spec_from_loader("latency_floor", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    good = {"command": "cuparity run-cell --probe launch.empty_kernel --serve",
+            "variables": {"NUMBA_CUDA_USE_NVIDIA_BINDING": "1"}, "slow_calls": [],
+            "delay": {"loops_per_ns": 2.5, "loop_calls": 10}}
+    log = tmp_path / "shim.jsonl"
+    log.write_text(json.dumps(good) + "\n" + '{"command": "cut sh\n' + "[1, 2]\n"
+                   + json.dumps(dict(good, delay=None)) + "\n")
+    (kept,) = module.shim_digest(str(log))
+    assert kept["cell"][0] == "1" and kept["loops_per_ns"] == 2.5 and kept["loop_calls"] == 10
+    assert "2 of 4 lines are no process's record" in capsys.readouterr().err

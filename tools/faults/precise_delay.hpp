@@ -41,6 +41,8 @@ struct delay_calibration {
 [[nodiscard]] double loop_rate_now();
 
 /// How the loop path's rate moved in this process, from its samples (the fault shim's log).
+/// Read it once calibration has run (calibrate_delay() or a first delay): calibration resets it
+/// without the samples' lock.
 struct loop_history {
   std::int64_t samples = 0;              ///< samples of the rate taken
   double rate_min = 0;                   ///< slowest sample, loops per ns (0: none yet)
