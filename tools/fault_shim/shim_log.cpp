@@ -79,13 +79,6 @@ nlohmann::json delay_figures() {
           {"debt_loops_max", h.debt_loops_max}};
 }
 
-bool has_delay(const faults::fault_set &set) {
-  for (const faults::fault_spec &f : set.specs())
-    if (f.kind == faults::fault_kind::delay_ns)
-      return true;
-  return false;
-}
-
 // At exit (exit() or the end of main; not _exit or a signal), after the driver's last calls.
 [[gnu::destructor]] void write_log_at_exit() {
   const char *path = std::getenv(log_variable);
@@ -103,7 +96,7 @@ std::string log_line() {
                          {"variables", binding_variables()},
                          {"slow_calls", slow_calls()}};
   // Calibration only where a delay made it: asking for it elsewhere would calibrate at exit.
-  if (has_delay(state().faults))
+  if (state().faults.has_delay())
     line["delay"] = delay_figures();
   return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

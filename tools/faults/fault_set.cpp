@@ -23,14 +23,13 @@ bool path_matches(call_path configured, call_path actual) {
 } // namespace
 
 fault_set::fault_set(std::vector<fault_spec> specs) : m_specs(std::move(specs)) {
-  bool delays = false;
   for (const fault_spec &f : m_specs) {
     m_faulted[index_of(f.symbol)] = 1;
     if (f.path != call_path::any)
       m_path_specific[index_of(f.symbol)] = 1;
-    delays = delays || f.kind == fault_kind::delay_ns;
+    m_has_delay = m_has_delay || f.kind == fault_kind::delay_ns;
   }
-  if (delays)
+  if (m_has_delay)
     calibrate_delay();
 }
 

@@ -25,6 +25,8 @@ public:
 
   [[nodiscard]] bool empty() const noexcept { return m_specs.empty(); }
   [[nodiscard]] const std::vector<fault_spec> &specs() const noexcept { return m_specs; }
+  /// True when any spec is a delay: precise_delay was calibrated, and its figures mean something.
+  [[nodiscard]] bool has_delay() const noexcept { return m_has_delay; }
 
   /// True when the symbol has a fault on any path: its calls cannot simply be passed through.
   [[nodiscard]] bool has_fault(symbol_id id) const noexcept { return m_faulted[index_of(id)] != 0; }
@@ -44,6 +46,7 @@ public:
 
 private:
   std::vector<fault_spec> m_specs;
+  bool m_has_delay = false;
   std::array<std::uint8_t, symbol_count> m_faulted{};
   std::array<std::uint8_t, symbol_count> m_path_specific{};
 };

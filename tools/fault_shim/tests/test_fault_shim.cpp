@@ -196,8 +196,11 @@ TEST_CASE("the shim's log: one line per process, with each path's calls and the 
         shim_env({{"CUPARITY_SHIM_FAULTS", "cuCtxGetCurrent:delay_ns=10@dlsym"},
                   {"CUPARITY_SHIM_LOG", log}}));
   probe(CUPARITY_SHIM, {"paths"}, shim_env({{"CUPARITY_SHIM_LOG", log}}));
+  probe(
+      CUPARITY_SHIM, {"paths"},
+      shim_env({{"CUPARITY_SHIM_FAULTS", "cuMemcpyDtoH_v2:corrupt"}, {"CUPARITY_SHIM_LOG", log}}));
   const auto lines = json_lines(log);
-  REQUIRE(lines.size() == 2);
+  REQUIRE(lines.size() == 3);
   const nlohmann::json &delayed = lines[0];
   INFO(delayed.dump(1));
   CHECK(delayed["variables"]["CUPARITY_SHIM_FAULTS"] == "cuCtxGetCurrent:delay_ns=10@dlsym");
@@ -221,6 +224,10 @@ TEST_CASE("the shim's log: one line per process, with each path's calls and the 
   CHECK_FALSE(plain.contains("delay"));
   for (const auto &c : plain["slow_calls"])
     CHECK(c["symbol"].get<std::string>().rfind("cuGetProcAddress", 0) == 0);
+  // Faults, but none a delay: still no calibration and no delay figures.
+  INFO(lines[2].dump(1));
+  CHECK(lines[2]["variables"]["CUPARITY_SHIM_FAULTS"] == "cuMemcpyDtoH_v2:corrupt");
+  CHECK_FALSE(lines[2].contains("delay"));
 }
 
 TEST_CASE("processes that end together append whole lines to one log", "[shim]") {
