@@ -7,6 +7,7 @@
 #include "harness/protocol/event_stream.hpp"
 #include "harness/protocol/events.hpp"
 #include "harness/protocol/exit_codes.hpp"
+#include "harness/protocol/probe_ids.hpp"
 #include "harness/suite/probe_fixture.hpp"
 #include "harness/suite/probe_registry.hpp"
 #include "harness/suite/probe_runner.hpp"
@@ -14,7 +15,6 @@
 #include <algorithm>
 #include <cmath>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -64,11 +64,8 @@ void pin_cpu(int wanted) {
 /// for selection, measured by the process's start rather than by a timed loop).
 void write_startup_sample(const probe_process_options &opt, const started_process &p,
                           const event_stream &events) {
-  bool want_startup = opt.probes.empty();
-  for (const auto &g : opt.probes)
-    want_startup = want_startup || fnmatch(g.c_str(), "cell.startup", 0) == 0;
-  if (want_startup && !opt.serve) // served rounds get startup from fresh processes
-    events.write(make_event(event_kind::probe, {{"probe", "cell.startup"},
+  if (selects_startup(opt.probes) && !opt.serve) // served rounds get startup from fresh processes
+    events.write(make_event(event_kind::probe, {{"probe", startup_probe},
                                                 {"series", "facade"},
                                                 {"kind", "startup"},
                                                 {"unit", "ns"},

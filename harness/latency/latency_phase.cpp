@@ -7,12 +7,12 @@
 #include "harness/platform/gpu_environment.hpp"
 #include "harness/platform/self_exe.hpp"
 #include "harness/platform/subprocess.hpp"
+#include "harness/protocol/probe_ids.hpp"
 #include "harness/protocol/records.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fnmatch.h>
 #include <map>
 #include <memory>
 
@@ -31,14 +31,6 @@ std::vector<std::string> process_args(const latency_settings &l, const latency_r
   for (const auto &p : l.probes)
     args.insert(args.end(), {"--probe", p});
   return args;
-}
-
-/// Whether the matrix selects cell.startup, the probe a fresh process measures on itself.
-bool wants_startup(const latency_settings &l) {
-  bool want = l.probes.empty();
-  for (const auto &p : l.probes)
-    want = want || fnmatch(p.c_str(), "cell.startup", 0) == 0;
-  return want;
 }
 
 /// The stopping rule: no comparison is left ambiguous, judged by the summary's own rules on the
@@ -93,7 +85,7 @@ public:
                  const std::atomic<bool> &stop)
       : m_matrix(m), m_options(o), m_results(results), m_stop(stop),
         m_log(o.log_dir + "/latency.log"), m_args(process_args(m.latency, o)),
-        m_want_startup(wants_startup(m.latency)) {}
+        m_want_startup(selects_startup(m.latency.probes)) {}
 
   /// Persistent mode: one serving process per cell for the whole phase, started up front. A
   /// cell whose process does not start takes no part in the rounds.
@@ -143,7 +135,7 @@ private:
         !consume_round(*it->second, c, round, m_results, m_kept, m_stop, false))
       m_servers.erase(it);
     if (m_want_startup) {
-      child_process fresh(probe_spec(m_matrix, c, m_options, {"--probe", "cell.startup"}), m_log);
+      child_process fresh(probe_spec(m_matrix, c, m_options, {"--probe", startup_probe}), m_log);
       consume_round(fresh, c, round, m_results, m_kept, m_stop, false);
       (void)fresh.wait();
     }

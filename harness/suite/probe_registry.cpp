@@ -1,6 +1,8 @@
 // Probe registration and selection.
 #include "harness/suite/probe_registry.hpp"
 
+#include "harness/protocol/probe_ids.hpp"
+
 #include <fnmatch.h>
 
 namespace cuparity {
@@ -23,7 +25,7 @@ std::vector<const probe_def *> probe_registry::select(const std::vector<std::str
 }
 
 bool probe_registry::matches_any(const std::string &glob) const {
-  return !select({glob}).empty() || fnmatch(glob.c_str(), "cell.startup", 0) == 0;
+  return !select({glob}).empty() || glob_matches_startup(glob);
 }
 
 const char *unit_of(probe_kind k) noexcept {

@@ -1,5 +1,7 @@
-// The process protocol: every event and record name round-trips, and case records are checked.
+// The process protocol: every event and record name round-trips, case records are checked, and
+// cell.startup is selected as its globs say.
 #include "harness/protocol/events.hpp"
+#include "harness/protocol/probe_ids.hpp"
 #include "harness/protocol/records.hpp"
 
 #include <catch2/catch.hpp>
@@ -36,6 +38,17 @@ TEST_CASE("every record type has one distinct name that parses back", "[protocol
   CHECK(is_record(make_record(record_type::run), record_type::run));
   CHECK_FALSE(is_record(nlohmann::json{{"type", "runs"}}, record_type::run));
   CHECK_FALSE(record_type_of(nlohmann::json::array()));
+}
+
+TEST_CASE("cell.startup is selected by no globs or one that matches it, and by nothing else",
+          "[protocol]") {
+  CHECK(selects_startup({})); // no --probe: every probe, cell.startup among them
+  CHECK(selects_startup({"cell.*"}));
+  CHECK(selects_startup({"ctx.get_current", "cell.startup"}));
+  CHECK_FALSE(selects_startup({"ctx.*"}));
+  CHECK_FALSE(selects_startup({"cell.startup2", "launch.*"}));
+  CHECK(glob_matches_startup("*.startup"));
+  CHECK_FALSE(glob_matches_startup("cell"));
 }
 
 TEST_CASE("a case record round-trips and a malformed one names its field", "[protocol]") {
