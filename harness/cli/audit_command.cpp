@@ -2,8 +2,8 @@
 // test.
 #include "harness/cli/commands.hpp"
 #include "harness/config/config.hpp"
+#include "harness/io/output_file.hpp"
 #include "harness/protocol/exit_codes.hpp"
-#include "harness/protocol/output_file.hpp"
 #include "harness/report/terminal_text.hpp"
 #include "harness/selection/map_audit.hpp"
 

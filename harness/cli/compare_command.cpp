@@ -1,11 +1,11 @@
 // `cuparity compare A B`: run B against run A, from their summaries alone (cuparity.compare/1).
 #include "harness/cli/bounded_options.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/io/gzip_input.hpp"
+#include "harness/io/output_file.hpp"
 #include "harness/matrix/known_changes.hpp"
 #include "harness/matrix/limits.hpp"
 #include "harness/protocol/exit_codes.hpp"
-#include "harness/protocol/gzip_input.hpp"
-#include "harness/protocol/output_file.hpp"
 #include "harness/report/run_comparison.hpp"
 #include "harness/run/plan.hpp"
 

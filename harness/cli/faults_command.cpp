@@ -3,8 +3,8 @@
 #include "harness/cli/commands.hpp"
 #include "harness/config/config.hpp"
 #include "harness/config/env_vars.hpp"
+#include "harness/io/output_file.hpp"
 #include "harness/protocol/exit_codes.hpp"
-#include "harness/protocol/output_file.hpp"
 #include "harness/run/fault_coverage.hpp"
 #include "harness/suite/case_registry.hpp"
 

@@ -2,9 +2,9 @@
 #include "harness/cli/commands.hpp"
 #include "harness/config/config.hpp"
 #include "harness/config/env_vars.hpp"
+#include "harness/io/input_file.hpp"
 #include "harness/platform/parent_death.hpp"
 #include "harness/protocol/exit_codes.hpp"
-#include "harness/protocol/input_file.hpp"
 #include "harness/report/terminal_text.hpp"
 #include "harness/run/provenance.hpp"
 

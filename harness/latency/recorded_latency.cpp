@@ -1,7 +1,7 @@
 // Reading a summary's latency block back into samples, checking every member on the way.
 #include "harness/latency/recorded_latency.hpp"
 
-#include "harness/protocol/json_input.hpp"
+#include "harness/io/json_input.hpp"
 
 namespace cuparity {
 namespace {

@@ -1,13 +1,13 @@
 // Loading a matrix: parses the file, then reads sections, cells, expectations, latency in order.
 #include "harness/matrix/matrix.hpp"
 
+#include "harness/io/sha256.hpp"
 #include "harness/matrix/expansion.hpp"
 #include "harness/matrix/expectations.hpp"
 #include "harness/matrix/limits.hpp"
 #include "harness/matrix/matrix_keys.hpp"
 #include "harness/matrix/suites.hpp"
 #include "harness/matrix/text.hpp"
-#include "harness/protocol/sha256.hpp"
 
 #include <filesystem>
 #include <fstream>

@@ -1,7 +1,7 @@
 // Reading JUnit XML with pugixml (a kept XML parser; the report's own rules are below).
 #include "harness/protocol/junit_report.hpp"
 
-#include "harness/protocol/input_file.hpp"
+#include "harness/io/input_file.hpp"
 
 #include <algorithm>
 #include <charconv>

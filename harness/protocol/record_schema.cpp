@@ -1,7 +1,7 @@
 // The members of each record type, checked when results.jsonl is read.
 #include "harness/protocol/record_schema.hpp"
 
-#include "harness/protocol/json_input.hpp"
+#include "harness/io/json_input.hpp"
 #include "harness/protocol/outcome.hpp"
 #include "harness/protocol/records.hpp"
 
@@ -57,14 +57,20 @@ rules rules_of(record_type t) {
   case record_type::binding_map:
     return {{"cell", k::string}, {"map", k::array}};
   case record_type::cell_exit:
-    return {
-        {"cell", k::string},   {"pid", k::number},
-        {"wall_ms", k::number}, {"exit_ms", k::number},
-        {"ended_at_ms", k::number, optional}};
+    return {{"cell", k::string},
+            {"pid", k::number},
+            {"wall_ms", k::number},
+            {"exit_ms", k::number},
+            {"ended_at_ms", k::number, optional}};
   case record_type::suite_end:
-    return {{"cell", k::string},       {"suite", k::string},         {"tests", k::number},
-            {"processes", k::array},   {"bindings", k::object},      {"evidence", k::object},
-            {"audit", k::object, optional}, {"wall_ms", k::number, optional}};
+    return {{"cell", k::string},
+            {"suite", k::string},
+            {"tests", k::number},
+            {"processes", k::array},
+            {"bindings", k::object},
+            {"evidence", k::object},
+            {"audit", k::object, optional},
+            {"wall_ms", k::number, optional}};
   case record_type::functional_phase:
   case record_type::latency_phase:
     return {{"wall_s", k::number}, {"interrupted", k::boolean, optional}};

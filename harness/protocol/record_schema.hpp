@@ -5,7 +5,7 @@
 
 namespace cuparity {
 
-/// Throws json_input_error (harness/protocol/json_input.hpp) naming the member when `record` is no
+/// Throws json_input_error (harness/io/json_input.hpp) naming the member when `record` is no
 /// record of ours: not an object, an unknown "type", a required member missing, a member of the
 /// wrong kind, an outcome that is no outcome. Readers can then use the members without checks:
 /// a results file is refused at its first bad line, never half-read.

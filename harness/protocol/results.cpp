@@ -1,9 +1,9 @@
 // Append-only JSON-lines results with crash-tolerant reading.
 #include "harness/protocol/results.hpp"
 
-#include "harness/protocol/gzip_input.hpp"
-#include "harness/protocol/input_file.hpp"
-#include "harness/protocol/json_input.hpp"
+#include "harness/io/gzip_input.hpp"
+#include "harness/io/input_file.hpp"
+#include "harness/io/json_input.hpp"
 #include "harness/protocol/record_schema.hpp"
 
 #include <cerrno>

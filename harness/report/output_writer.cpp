@@ -1,7 +1,7 @@
 // The list of writers a run uses, and writing through all of them.
 #include "harness/report/output_writer.hpp"
 
-#include "harness/protocol/output_file.hpp"
+#include "harness/io/output_file.hpp"
 #include "harness/report/console_writer.hpp"
 #include "harness/report/junit_writer.hpp"
 #include "harness/report/summary_json_writer.hpp"
@@ -17,7 +17,7 @@ output_writer_list standard_writers(const std::string &out_dir, std::ostream &co
 }
 
 void file_writer::write(const run_outputs &run) {
-  // Whole or not at all, and never over a link, device or FIFO (harness/protocol/output_file.hpp).
+  // Whole or not at all, and never over a link, device or FIFO (harness/io/output_file.hpp).
   write_output_file(m_path, text(run));
 }
 

@@ -1,9 +1,9 @@
 // Reading summary.json back: one function per section, every member checked where it is read.
 #include "harness/report/summary_reader.hpp"
 
-#include "harness/protocol/gzip_input.hpp"
-#include "harness/protocol/input_file.hpp"
-#include "harness/protocol/json_input.hpp"
+#include "harness/io/gzip_input.hpp"
+#include "harness/io/input_file.hpp"
+#include "harness/io/json_input.hpp"
 #include "harness/protocol/results.hpp"
 #include "harness/report/summary.hpp"
 #include "harness/verdict/changes.hpp"

@@ -4,10 +4,10 @@
 
 #include "harness/config/config.hpp"
 #include "harness/config/env_vars.hpp"
+#include "harness/io/output_file.hpp"
 #include "harness/latency/latency_phase.hpp"
 #include "harness/platform/self_exe.hpp"
 #include "harness/protocol/exit_codes.hpp"
-#include "harness/protocol/output_file.hpp"
 #include "harness/protocol/records.hpp"
 #include "harness/suite/probe_registry.hpp"
 

@@ -1,9 +1,9 @@
 // `cuparity merge`: the verdict of recorded results, from one directory or several shards.
 #include "harness/run/merge.hpp"
 
+#include "harness/io/gzip_input.hpp"
+#include "harness/io/output_file.hpp"
 #include "harness/protocol/exit_codes.hpp"
-#include "harness/protocol/gzip_input.hpp"
-#include "harness/protocol/output_file.hpp"
 #include "harness/protocol/records.hpp"
 #include "harness/run/out_dir.hpp"
 #include "harness/run/out_lock.hpp"

@@ -1,12 +1,12 @@
 // Reading recorded results and writing the verdict's files.
 #include "harness/run/outputs.hpp"
 
+#include "harness/io/gzip_input.hpp"
+#include "harness/io/input_file.hpp"
+#include "harness/io/json_input.hpp"
+#include "harness/io/output_file.hpp"
 #include "harness/latency/latency_phase.hpp"
 #include "harness/latency/recorded_latency.hpp"
-#include "harness/protocol/gzip_input.hpp"
-#include "harness/protocol/input_file.hpp"
-#include "harness/protocol/json_input.hpp"
-#include "harness/protocol/output_file.hpp"
 #include "harness/protocol/records.hpp"
 #include "harness/protocol/results.hpp"
 #include "harness/run/provenance.hpp"

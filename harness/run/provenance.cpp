@@ -1,8 +1,8 @@
 // Provenance record: compiled-in revision, run-time host and driver facts.
 #include "harness/run/provenance.hpp"
 
+#include "harness/io/sha256.hpp"
 #include "harness/platform/host_id.hpp"
-#include "harness/protocol/sha256.hpp"
 
 // The toolkit version only (CUDA_VERSION), for provenance; nothing is called.
 #include "cuparity_revision.hpp"

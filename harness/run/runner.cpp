@@ -2,9 +2,9 @@
 #include "harness/run/runner.hpp"
 
 #include "harness/config/env_vars.hpp"
+#include "harness/io/input_file.hpp"
 #include "harness/latency/latency_phase.hpp"
 #include "harness/protocol/exit_codes.hpp"
-#include "harness/protocol/input_file.hpp"
 #include "harness/protocol/records.hpp"
 #include "harness/protocol/results.hpp"
 #include "harness/run/cell_watch.hpp"

@@ -2,7 +2,7 @@
 // never a default (a misspelt "flags" must not read as legacy).
 #include "harness/selection/captured_map.hpp"
 
-#include "harness/protocol/input_file.hpp"
+#include "harness/io/input_file.hpp"
 
 #include <climits>
 #include <cstdint>

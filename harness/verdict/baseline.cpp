@@ -1,7 +1,7 @@
 // Reading and writing baseline (expected-outcome) files.
 #include "harness/verdict/baseline.hpp"
 
-#include "harness/protocol/output_file.hpp"
+#include "harness/io/output_file.hpp"
 
 #include <algorithm>
 #include <filesystem>

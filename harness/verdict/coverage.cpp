@@ -1,8 +1,8 @@
 // Coverage of a run: planned pairs against recorded results.
 #include "harness/verdict/coverage.hpp"
 
+#include "harness/io/json_input.hpp"
 #include "harness/protocol/case_ids.hpp"
-#include "harness/protocol/json_input.hpp"
 #include "harness/protocol/records.hpp"
 
 #include <map>

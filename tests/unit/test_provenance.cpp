@@ -1,8 +1,8 @@
 // What a run records of where it ran: the driver's release (the kernel module's, from /proc or
 // NVML; the simulated driver's own), the host's id, the device count, and the matrix's digest.
+#include "harness/io/sha256.hpp"
 #include "harness/platform/host_id.hpp"
 #include "harness/platform/kernel_driver_release.hpp"
-#include "harness/protocol/sha256.hpp"
 #include "harness/run/provenance.hpp"
 #include "run_support.hpp"
 

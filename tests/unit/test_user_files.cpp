@@ -1,6 +1,6 @@
 // Reading and writing the files users name: only regular files, whole, never an input.
-#include "harness/protocol/input_file.hpp"
-#include "harness/protocol/output_file.hpp"
+#include "harness/io/input_file.hpp"
+#include "harness/io/output_file.hpp"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -81,7 +81,7 @@ TEST_CASE("an input is a regular file, bounded, and shallow JSON", "[files]") {
 
 // ---- gzip inputs: stored runs keep summary.json.gz and results.jsonl.gz
 
-#include "harness/protocol/gzip_input.hpp"
+#include "harness/io/gzip_input.hpp"
 #include "harness/protocol/results.hpp"
 #include "test_support.hpp"
 

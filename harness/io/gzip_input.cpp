@@ -1,7 +1,7 @@
 // gzip inputs through zlib: inflated in bounded steps, errors naming the file.
-#include "harness/protocol/gzip_input.hpp"
+#include "harness/io/gzip_input.hpp"
 
-#include "harness/protocol/input_file.hpp"
+#include "harness/io/input_file.hpp"
 
 #include <filesystem>
 #include <zlib.h>

@@ -1,5 +1,5 @@
 // Member-by-member checks of JSON input, with the member's path in every error.
-#include "harness/protocol/json_input.hpp"
+#include "harness/io/json_input.hpp"
 
 namespace cuparity {
 namespace {

@@ -1,7 +1,7 @@
 // SHA-256 as FIPS 180-4 states it. Written here rather than linked from libcrypto: the executable
 // is carried to GPU machines that install no packages (scripts/device/stage copies every library
 // it needs), and one digest of a small file does not justify another 4.7 MB library there.
-#include "harness/protocol/sha256.hpp"
+#include "harness/io/sha256.hpp"
 
 #include <array>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // Reading users' files: type and size checked before reading, JSON depth before parsing.
-#include "harness/protocol/input_file.hpp"
+#include "harness/io/input_file.hpp"
 
-#include "harness/protocol/gzip_input.hpp"
+#include "harness/io/gzip_input.hpp"
 
 #include <cerrno>
 #include <cstring>

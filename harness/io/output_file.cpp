@@ -1,5 +1,5 @@
 // Outputs replace only regular files, through a temporary file and rename(2).
-#include "harness/protocol/output_file.hpp"
+#include "harness/io/output_file.hpp"
 
 #include <cerrno>
 #include <cstdlib>

@@ -1,7 +1,7 @@
 // Writing a file a user named: only over a regular file or nothing, whole or not at all.
 #pragma once
 
-#include "harness/protocol/input_file.hpp"
+#include "harness/io/input_file.hpp"
 
 #include <string>
 #include <string_view>
