@@ -1,11 +1,11 @@
 // `cuparity audit --map FILE`: a binding map captured from a package, against the driver under
 // test.
+#include "harness/capture/map_audit.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/config/config.hpp"
 #include "harness/io/output_file.hpp"
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/report/terminal_text.hpp"
-#include "harness/selection/map_audit.hpp"
 
 #include <iostream>
 #include <memory>

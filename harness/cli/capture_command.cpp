@@ -1,10 +1,10 @@
 // `cuparity capture [--out FILE] -- COMMAND [ARGS...]`: what any process tree binds of the driver.
+#include "harness/capture/process_capture.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/config/config.hpp"
 #include "harness/io/output_file.hpp"
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/report/terminal_text.hpp"
-#include "harness/selection/process_capture.hpp"
 
 #include <cerrno>
 #include <cstdlib>

@@ -3,7 +3,7 @@
 
 #include "harness/driver/driver.hpp"
 #include "harness/protocol/event_stream.hpp"
-#include "harness/selection/session.hpp"
+#include "harness/session/session.hpp"
 
 #include <chrono>
 #include <functional>

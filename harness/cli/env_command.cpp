@@ -6,7 +6,7 @@
 #include "harness/driver/driver_json.hpp"
 #include "harness/driver/driver_release.hpp"
 #include "harness/protocol/exit_codes.hpp"
-#include "harness/selection/session.hpp"
+#include "harness/session/session.hpp"
 
 #include <iostream>
 #include <memory>

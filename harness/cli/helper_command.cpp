@@ -10,7 +10,7 @@
 #include "harness/protocol/event_stream.hpp"
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/protocol/helper_protocol.hpp"
-#include "harness/selection/session.hpp"
+#include "harness/session/session.hpp"
 #include "harness/suite/helper_registry.hpp"
 
 #include <iostream>

@@ -1,7 +1,7 @@
 // Reading a suite's captured maps into the evidence its cell is judged by.
 #include "harness/run/suite_evidence.hpp"
 
-#include "harness/selection/captured_map.hpp"
+#include "harness/capture/captured_map.hpp"
 
 namespace cuparity {
 namespace {

@@ -1,6 +1,7 @@
 // An external suite in one cell: its processes one after another, its tests into case records.
 #include "harness/run/suite_watch.hpp"
 
+#include "harness/capture/captured_map.hpp"
 #include "harness/platform/self_exe.hpp"
 #include "harness/protocol/case_ids.hpp"
 #include "harness/protocol/records.hpp"
@@ -8,7 +9,6 @@
 #include "harness/run/run_layout.hpp"
 #include "harness/run/suite_evidence.hpp"
 #include "harness/run/suite_process.hpp"
-#include "harness/selection/captured_map.hpp"
 
 #include <filesystem>
 #include <fstream>

@@ -1,9 +1,9 @@
 // `cuparity capture`: programs that bind the simulated driver the ways packages do, captured
 // through the audit library; the maps are checked exactly, then audited and run.
 #include "backends/internal/probe_rules.hpp"
+#include "harness/capture/capture_map.hpp"
+#include "harness/capture/map_audit.hpp"
 #include "harness/driver/entry.hpp"
-#include "harness/selection/capture_map.hpp"
-#include "harness/selection/map_audit.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>

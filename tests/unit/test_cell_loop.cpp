@@ -1,7 +1,7 @@
 // The cell loop in-process (harness/suite/cell_loop): events in order, requirements, a poisoned
 // case ending the cell, the cell's end with its binding map.
 #include "harness/protocol/exit_codes.hpp"
-#include "harness/selection/session.hpp"
+#include "harness/session/session.hpp"
 #include "harness/suite/case_context.hpp"
 #include "harness/suite/case_registry.hpp"
 #include "harness/suite/cell_loop.hpp"

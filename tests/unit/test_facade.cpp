@@ -1,6 +1,6 @@
 // The Driver facade: lazy once-only resolution, checked calls, errors that name the call.
 #include "harness/driver/driver.hpp"
-#include "harness/selection/session.hpp"
+#include "harness/session/session.hpp"
 #include "test_support.hpp"
 
 #include <atomic>

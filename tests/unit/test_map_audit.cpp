@@ -1,5 +1,5 @@
 // Captured binding maps (tools/capture) read, judged and audited against the simulated driver.
-#include "harness/selection/map_audit.hpp"
+#include "harness/capture/map_audit.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>

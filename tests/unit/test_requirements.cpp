@@ -3,7 +3,7 @@
 // clean-up fails the case.
 #include "harness/driver/backend.hpp"
 #include "harness/driver/driver_error.hpp"
-#include "harness/selection/session.hpp"
+#include "harness/session/session.hpp"
 #include "harness/suite/case_context.hpp"
 #include "harness/suite/case_runner.hpp"
 #include "test_support.hpp"

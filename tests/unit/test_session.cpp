@@ -1,6 +1,6 @@
 // The effective-behaviour table, fallback, and what each backend binds, on the simulated driver.
 #include "harness/driver/binding_audit.hpp"
-#include "harness/selection/session.hpp"
+#include "harness/session/session.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>

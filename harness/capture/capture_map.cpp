@@ -1,9 +1,9 @@
 // From the audit library's events to binding_map/2: entries keyed and counted, objects named by
 // their Python distribution, the driver's version asked from the driver itself.
-#include "harness/selection/capture_map.hpp"
+#include "harness/capture/capture_map.hpp"
 
+#include "harness/capture/python_packages.hpp"
 #include "harness/driver/driver_library.hpp"
-#include "harness/selection/python_packages.hpp"
 
 #include <filesystem>
 #include <map>

@@ -1,8 +1,8 @@
 // A binding map captured from a package or a process tree, checked against the driver itself.
 #pragma once
 
+#include "harness/capture/captured_map.hpp"
 #include "harness/driver/driver_library.hpp"
-#include "harness/selection/captured_map.hpp"
 
 #include <map>
 #include <string>

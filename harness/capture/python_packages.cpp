@@ -1,7 +1,7 @@
 // RECORD lists every file a wheel installed, relative to its site folder (the wheel format,
 // PEP 376/627), so the owner of an extension module or a bundled library is found by its path,
 // without running Python in the captured process.
-#include "harness/selection/python_packages.hpp"
+#include "harness/capture/python_packages.hpp"
 
 #include <filesystem>
 #include <fstream>

@@ -1,11 +1,11 @@
 // The map backend: a captured package's (or process's) symbols, bound by name on the driver under
 // test.
-#include "harness/selection/map_backend.hpp"
+#include "backends/map/map_backend.hpp"
 
 #include "backends/internal/probe_rules.hpp"
+#include "harness/capture/capture_map.hpp"
+#include "harness/capture/process_findings.hpp"
 #include "harness/driver/older_abi.hpp"
-#include "harness/selection/capture_map.hpp"
-#include "harness/selection/process_findings.hpp"
 
 #include <algorithm>
 #include <map>

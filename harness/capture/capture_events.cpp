@@ -1,6 +1,6 @@
 // Reading the audit library's event lines. The library writes them from inside other processes,
 // which may die mid-line: a line that is not one whole event is counted, never fatal.
-#include "harness/selection/capture_events.hpp"
+#include "harness/capture/capture_events.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,11 +1,11 @@
 // LD_AUDIT is inherited through the environment, so every process the command starts is
 // captured too, each writing its own file into one folder (docs/capture.md).
-#include "harness/selection/process_capture.hpp"
+#include "harness/capture/process_capture.hpp"
 
+#include "harness/capture/capture_map.hpp"
 #include "harness/platform/attached_process.hpp"
 #include "harness/platform/environment.hpp"
 #include "harness/platform/utc_time.hpp"
-#include "harness/selection/capture_map.hpp"
 
 #include <algorithm>
 #include <cstdlib>

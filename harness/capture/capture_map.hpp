@@ -1,7 +1,7 @@
 // A captured process tree written as a binding map (cuparity.binding_map/2, docs/capture.md).
 #pragma once
 
-#include "harness/selection/capture_events.hpp"
+#include "harness/capture/capture_events.hpp"
 
 #include <nlohmann/json.hpp>
 #include <string>

@@ -1,8 +1,8 @@
 // Backend selection: the seed's effective-behaviour table, fallback and misuse warnings.
-#include "harness/selection/session.hpp"
+#include "harness/session/session.hpp"
 
 #include "backends/internal/internal_backend.hpp"
-#include "harness/selection/map_backend.hpp"
+#include "backends/map/map_backend.hpp"
 
 #include <dlfcn.h>
 

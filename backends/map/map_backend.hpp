@@ -1,9 +1,9 @@
 // The third way to fill the facade: bind exactly what a captured package map bound.
 #pragma once
 
+#include "harness/capture/map_audit.hpp"
 #include "harness/driver/backend.hpp"
 #include "harness/driver/driver_library.hpp"
-#include "harness/selection/map_audit.hpp"
 
 #include <memory>
 

@@ -1,7 +1,7 @@
 // Findings across the entries of one process, and the evidence an entry is judged by.
-#include "harness/selection/process_findings.hpp"
+#include "harness/capture/process_findings.hpp"
 
-#include "harness/selection/capture_map.hpp"
+#include "harness/capture/capture_map.hpp"
 
 #include <filesystem>
 #include <map>

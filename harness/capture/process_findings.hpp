@@ -2,7 +2,7 @@
 // to, and the findings that need several entries of one process (binding_map/2).
 #pragma once
 
-#include "harness/selection/map_audit.hpp"
+#include "harness/capture/map_audit.hpp"
 
 #include <vector>
 

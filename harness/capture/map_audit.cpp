@@ -1,14 +1,14 @@
 // Audit of a captured binding map: each function the package (or process) bound, against the
 // stream-0 mode it should have chosen and what the driver under test answers through
 // cuGetProcAddress_v2, and against the symbol cuparity's own probing would bind.
-#include "harness/selection/map_audit.hpp"
+#include "harness/capture/map_audit.hpp"
 
 #include "backends/internal/probe_rules.hpp"
+#include "harness/capture/capture_map.hpp"
+#include "harness/capture/process_findings.hpp"
 #include "harness/config/python_int.hpp"
 #include "harness/driver/cuda_api.hpp"
 #include "harness/driver/entry.hpp"
-#include "harness/selection/capture_map.hpp"
-#include "harness/selection/process_findings.hpp"
 
 #include <filesystem>
 #include <set>

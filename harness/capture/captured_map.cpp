@@ -1,6 +1,6 @@
 // Reading binding maps strictly: a member of the wrong kind is an error naming file and member,
 // never a default (a misspelt "flags" must not read as legacy).
-#include "harness/selection/captured_map.hpp"
+#include "harness/capture/captured_map.hpp"
 
 #include "harness/io/input_file.hpp"
 
