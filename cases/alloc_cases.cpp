@@ -1,6 +1,6 @@
 // Suite `alloc`: device, pinned, managed and stream-ordered memory, copies, and documented errors.
 #include "cases/support.hpp"
-#include "harness/suite/case_registry.hpp"
+#include "harness/framework/case_registry.hpp"
 
 #include <algorithm>
 #include <chrono>

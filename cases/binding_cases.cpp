@@ -4,7 +4,7 @@
 #include "harness/driver/binding_audit.hpp"
 #include "harness/driver/driver_error.hpp"
 #include "harness/driver/driver_text.hpp"
-#include "harness/suite/case_registry.hpp"
+#include "harness/framework/case_registry.hpp"
 
 namespace cuparity::cases {
 namespace {

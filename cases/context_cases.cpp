@@ -2,7 +2,7 @@
 // context per thread, and many contexts without leaks.
 #include "cases/support.hpp"
 #include "harness/driver/driver_error.hpp"
-#include "harness/suite/case_registry.hpp"
+#include "harness/framework/case_registry.hpp"
 
 #include <algorithm>
 #include <cstring>

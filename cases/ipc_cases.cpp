@@ -6,8 +6,8 @@
 // our entry is static_asserted against PFN_cuIpcOpenMemHandle_v11000, so both backends pass it by
 // value the same way.
 #include "cases/support.hpp"
-#include "harness/suite/case_registry.hpp"
-#include "harness/suite/helper_registry.hpp"
+#include "harness/framework/case_registry.hpp"
+#include "harness/framework/helper_registry.hpp"
 
 #include <cstdio>
 #include <cstring>

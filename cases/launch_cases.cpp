@@ -1,7 +1,7 @@
 // Suite `launch`: modules from PTX, cubin and fatbin; parameters of every kind; grids; dynamic
 // shared memory; launch errors; the `extra` buffer; function attributes and occupancy.
 #include "cases/support.hpp"
-#include "harness/suite/case_registry.hpp"
+#include "harness/framework/case_registry.hpp"
 
 #include <bit>
 #include <cstring>

@@ -2,7 +2,7 @@
 // compilation linked by the driver (cuLink*, the seed's `link=[...]`) and by nvJitLink (LTO-IR),
 // unresolved symbols, and NUMBA_CUDA_INCLUDE_PATH.
 #include "cases/support.hpp"
-#include "harness/suite/case_registry.hpp"
+#include "harness/framework/case_registry.hpp"
 #include "harness/toolchain/nvjitlink.hpp"
 #include "harness/toolchain/nvrtc.hpp"
 

@@ -2,8 +2,8 @@
 // pointer or the other backend's pointer, block by block) and one registration line. Names follow
 // cuda-python's benchmark cases where one exists, so figures can be set side by side
 // (docs/latency.md).
-#include "harness/suite/device_architecture.hpp"
-#include "harness/suite/probe_registry.hpp"
+#include "harness/framework/device_architecture.hpp"
+#include "harness/probes/probe_registry.hpp"
 #include "harness/toolchain/nvrtc.hpp"
 
 #include <chrono>

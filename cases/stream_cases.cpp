@@ -8,7 +8,7 @@
 // meet_timeout_ns of the first (observations must be deterministic: docs/vocabulary.md). An
 // earlier version timed a 50 ms spin against 25 ms, and lost that margin on a loaded host.
 #include "cases/support.hpp"
-#include "harness/suite/case_registry.hpp"
+#include "harness/framework/case_registry.hpp"
 
 #include <atomic>
 #include <exception>
@@ -25,12 +25,12 @@ const CUstream legacy_stream = CU_STREAM_LEGACY;
 const CUstream per_thread_stream = CU_STREAM_PER_THREAD;
 
 /// How long a meeting kernel waits for the other. Every "waits" pays it in full, under the GPU lock
-/// held exclusively (see the note above register_stream_semantics), so it is serial time of the whole
-/// matrix: 200 ms cost 8.5 s of the default matrix on an H200, 50 ms 3.6 s more than 20 ms (about
-/// 120 waits). Held exclusively, no other cell's work shares the GPU: the second kernel starts
-/// tens of microseconds after the first, and 20 ms still absorbs a launching thread descheduled
-/// for several 4 ms ticks. (The simulated driver waits at least 100 ms of stalled host time
-/// whatever the argument: tests/simdriver/src/kernels.cpp.)
+/// held exclusively (see the note above register_stream_semantics), so it is serial time of the
+/// whole matrix: 200 ms cost 8.5 s of the default matrix on an H200, 50 ms 3.6 s more than 20 ms
+/// (about 120 waits). Held exclusively, no other cell's work shares the GPU: the second kernel
+/// starts tens of microseconds after the first, and 20 ms still absorbs a launching thread
+/// descheduled for several 4 ms ticks. (The simulated driver waits at least 100 ms of stalled host
+/// time whatever the argument: tests/simdriver/src/kernels.cpp.)
 constexpr unsigned long long meet_timeout_ns = 20'000'000ULL;
 
 /// Loads the meeting kernel before anything is observed. Under CUDA_MODULE_LOADING=LAZY (the

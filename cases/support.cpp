@@ -1,7 +1,7 @@
 // RAII helpers for cases (see support.hpp).
 #include "cases/support.hpp"
 
-#include "harness/suite/device_architecture.hpp"
+#include "harness/framework/device_architecture.hpp"
 
 #include <vector>
 

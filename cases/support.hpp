@@ -3,8 +3,8 @@
 #pragma once
 
 #include "harness/driver/driver.hpp"
-#include "harness/suite/case_context.hpp"
-#include "harness/suite/requirements.hpp"
+#include "harness/framework/case_context.hpp"
+#include "harness/framework/requirements.hpp"
 
 #include <cstdint>
 #include <exception>
@@ -24,7 +24,7 @@ template <class F> int code_of(F &&call) {
 using E = entry_id;
 
 // What the helpers below call, for the registration lines' uses(): a case that uses a helper
-// declares its needs (harness/suite/requirements.hpp), so the requirement check and the
+// declares its needs (harness/framework/requirements.hpp), so the requirement check and the
 // undeclared-call check see the helper's calls as the case's own.
 
 /// make_current: cuCtxSetCurrent, or cuCtxPushCurrent with cuCtxPopCurrent where the binding
@@ -116,9 +116,9 @@ struct image_bytes {
 };
 
 /// A module loaded from a registered kernel image ("basic.cubin", "basic.ptx", "basic.fatbin":
-/// the one for this process's device, harness/suite/device_architecture.hpp) or from image bytes.
-/// (Not a `const void*` overload: a string literal would silently pick it.)
-/// Named loaded_module, not module: `module` is a C++20 keyword (clang-format mangles it).
+/// the one for this process's device, harness/framework/device_architecture.hpp) or from image
+/// bytes. (Not a `const void*` overload: a string literal would silently pick it.) Named
+/// loaded_module, not module: `module` is a C++20 keyword (clang-format mangles it).
 class loaded_module {
 public:
   loaded_module(driver &d, std::string_view embedded_image);

@@ -13,7 +13,7 @@
 # and, component `development` (cuparity as a library: README, "Your own cases and probes"):
 #
 #   include/cuparity/harness/...         every exported layer's headers, at their repository paths
-#   include/cuparity/backends/internal/  (so "harness/suite/case_registry.hpp" works as in-tree)
+#   include/cuparity/backends/internal/  (so "harness/framework/case_registry.hpp" works as in-tree)
 #   include/cuparity/cases/kernels/
 #   lib/libcuparity_<layer>.a            the layers as static libraries, cuparity_cli among them:
 #                                        the whole runner, main() included

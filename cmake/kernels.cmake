@@ -1,4 +1,4 @@
-# Device code for cuparity's kernel registry (harness/suite/kernel_registry.hpp): nvcc builds each
+# Device code for cuparity's kernel registry (harness/framework/kernel_registry.hpp): nvcc builds each
 # .cu into PTX and a cubin for every architecture, and one fatbin, and a generated source embeds
 # them with one CUPARITY_KERNEL_IMAGE line per image. Usable from any project (nothing here names
 # this repository's folders):

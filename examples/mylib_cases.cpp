@@ -1,9 +1,9 @@
 // Suite `mylib` of an example project: one case and its registration line. Any suite name that
 // follows the id rules (suite.group.name of [a-z0-9_]) registers beside cuparity's own.
 #include "harness/driver/driver.hpp"
-#include "harness/suite/case_context.hpp"
-#include "harness/suite/case_registry.hpp"
-#include "harness/suite/device_architecture.hpp"
+#include "harness/framework/case_context.hpp"
+#include "harness/framework/case_registry.hpp"
+#include "harness/framework/device_architecture.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // A latency probe of the example project: one function and one registration line, timed in every
 // series (through the facade, the raw pointer and the other backend's pointer) by the runner's
 // latency phase (docs/latency.md).
-#include "harness/suite/probe_registry.hpp"
+#include "harness/probes/probe_registry.hpp"
 
 #include <cstddef>
 

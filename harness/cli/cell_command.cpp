@@ -4,13 +4,13 @@
 // Numba, and CUDA state does not survive a crash). Events go to --events-fd so nothing a driver
 // prints on stdout can corrupt them; each line is flushed before the next case starts, so a crash
 // loses nothing that finished.
-#include "harness/cli/cell_start.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/framework/cell_loop.hpp"
+#include "harness/framework/cell_start.hpp"
 #include "harness/platform/gpu_lock.hpp"
 #include "harness/protocol/event_stream.hpp"
 #include "harness/protocol/events.hpp"
 #include "harness/protocol/exit_codes.hpp"
-#include "harness/suite/cell_loop.hpp"
 
 #include <algorithm>
 #include <chrono>

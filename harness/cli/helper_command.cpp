@@ -4,14 +4,14 @@
 // first cases, that runs every request sent on its stdin and answers each with a helper_result
 // event on --events-fd. A helper process costs a process start, cuInit and a primary context; on an
 // H200 under a full matrix that was 2-6 s per IPC case, paid four times per cell.
-#include "harness/cli/cell_start.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/framework/cell_start.hpp"
+#include "harness/framework/helper_registry.hpp"
 #include "harness/platform/gpu_lock.hpp"
 #include "harness/protocol/event_stream.hpp"
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/protocol/helper_protocol.hpp"
 #include "harness/session/session.hpp"
-#include "harness/suite/helper_registry.hpp"
 
 #include <iostream>
 #include <memory>

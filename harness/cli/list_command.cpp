@@ -1,9 +1,9 @@
 // `cuparity list`: every case with its suite and description.
 #include "harness/cli/commands.hpp"
+#include "harness/framework/case_registry.hpp"
 #include "harness/matrix/matrix.hpp"
+#include "harness/probes/probe_registry.hpp"
 #include "harness/protocol/exit_codes.hpp"
-#include "harness/suite/case_registry.hpp"
-#include "harness/suite/probe_registry.hpp"
 
 #include <iostream>
 #include <map>

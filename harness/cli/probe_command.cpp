@@ -1,16 +1,16 @@
 // `cuparity probe`: a probe process. It runs the latency probes in this process (one round of one
 // cell, or with --serve a round per command) and writes one JSON event per probe and series.
 #include "harness/cli/bounded_options.hpp"
-#include "harness/cli/cell_start.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/framework/cell_start.hpp"
 #include "harness/matrix/limits.hpp"
+#include "harness/probes/probe_fixture.hpp"
+#include "harness/probes/probe_registry.hpp"
+#include "harness/probes/probe_runner.hpp"
 #include "harness/protocol/event_stream.hpp"
 #include "harness/protocol/events.hpp"
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/protocol/probe_ids.hpp"
-#include "harness/suite/probe_fixture.hpp"
-#include "harness/suite/probe_registry.hpp"
-#include "harness/suite/probe_runner.hpp"
 
 #include <algorithm>
 #include <cmath>

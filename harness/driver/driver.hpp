@@ -116,7 +116,8 @@ public:
   }
 
   /// While `declared` is set, a call through an entry outside it is remembered (the case's
-  /// declaration of what it calls is wrong: harness/suite/requirements.hpp). Null stops watching.
+  /// declaration of what it calls is wrong: harness/framework/requirements.hpp). Null stops
+  /// watching.
   void watch_calls(const std::bitset<entry_count> *declared) noexcept {
     m_declared.store(declared, std::memory_order_release);
   }

@@ -7,9 +7,9 @@
 #include "harness/io/output_file.hpp"
 #include "harness/latency/latency_phase.hpp"
 #include "harness/platform/self_exe.hpp"
+#include "harness/probes/probe_registry.hpp"
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/protocol/records.hpp"
-#include "harness/suite/probe_registry.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -1,6 +1,7 @@
 // The cell watch: starts a cell's processes, reads their events, keeps the watchdog.
 #include "harness/run/cell_watch.hpp"
 
+#include "harness/framework/case_registry.hpp"
 #include "harness/platform/self_exe.hpp"
 #include "harness/platform/subprocess.hpp"
 #include "harness/protocol/events.hpp"
@@ -9,7 +10,6 @@
 #include "harness/run/cell_environment.hpp"
 #include "harness/run/run_layout.hpp"
 #include "harness/run/suite_watch.hpp"
-#include "harness/suite/case_registry.hpp"
 
 #include <algorithm>
 #include <cstdlib>

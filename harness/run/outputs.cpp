@@ -1,6 +1,7 @@
 // Reading recorded results and writing the verdict's files.
 #include "harness/run/outputs.hpp"
 
+#include "harness/framework/case_registry.hpp"
 #include "harness/io/gzip_input.hpp"
 #include "harness/io/input_file.hpp"
 #include "harness/io/json_input.hpp"
@@ -10,7 +11,6 @@
 #include "harness/protocol/records.hpp"
 #include "harness/protocol/results.hpp"
 #include "harness/run/provenance.hpp"
-#include "harness/suite/case_registry.hpp"
 #include "harness/verdict/compare.hpp"
 
 #include <algorithm>

@@ -1,10 +1,10 @@
 // Planning a run: case selection, shards and the resume skip set.
 #include "harness/run/plan.hpp"
 
+#include "harness/framework/case_registry.hpp"
+#include "harness/probes/probe_registry.hpp"
 #include "harness/protocol/case_ids.hpp"
 #include "harness/protocol/records.hpp"
-#include "harness/suite/case_registry.hpp"
-#include "harness/suite/probe_registry.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,9 +1,9 @@
 // The plan record and its comparison: what --resume and merge refuse to mix.
 #include "harness/run/plan_identity.hpp"
 
+#include "harness/framework/case_registry.hpp"
 #include "harness/platform/build_id.hpp"
 #include "harness/run/run_layout.hpp"
-#include "harness/suite/case_registry.hpp"
 
 #include <algorithm>
 #include <map>

@@ -19,8 +19,8 @@ install_build("${prefix}" simdriver)
 
 # The package names no path of the trees it was built in.
 foreach(f lib/cmake/cuparity/cuparity-config.cmake
-          include/cuparity/harness/suite/case_registry.hpp
-          include/cuparity/harness/suite/probe_registry.hpp
+          include/cuparity/harness/framework/case_registry.hpp
+          include/cuparity/harness/probes/probe_registry.hpp
           include/cuparity/harness/driver/entries.inl)
   if(NOT EXISTS "${prefix}/${f}")
     fail("${f} is missing from the installed tree")

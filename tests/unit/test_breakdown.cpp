@@ -222,8 +222,8 @@ TEST_CASE("breakdown names reach the terminal escaped", "[report][breakdown]") {
 
 // ---- scheduling by cost
 
+#include "harness/framework/case_registry.hpp"
 #include "harness/run/plan.hpp"
-#include "harness/suite/case_registry.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // The case registry: suites are open, so a user's own suite registers beside the seven.
-#include "harness/suite/case_registry.hpp"
+#include "harness/framework/case_registry.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

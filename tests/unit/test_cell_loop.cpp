@@ -1,10 +1,10 @@
 // The cell loop in-process (harness/suite/cell_loop): events in order, requirements, a poisoned
 // case ending the cell, the cell's end with its binding map.
+#include "harness/framework/case_context.hpp"
+#include "harness/framework/case_registry.hpp"
+#include "harness/framework/cell_loop.hpp"
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/session/session.hpp"
-#include "harness/suite/case_context.hpp"
-#include "harness/suite/case_registry.hpp"
-#include "harness/suite/cell_loop.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,7 +1,7 @@
 // The kernel registry: which registered image a device of each architecture gets, and the errors
 // for a name, an architecture or a registration it cannot serve.
-#include "harness/suite/device_architecture.hpp"
-#include "harness/suite/kernel_registry.hpp"
+#include "harness/framework/device_architecture.hpp"
+#include "harness/framework/kernel_registry.hpp"
 
 #include <catch2/catch.hpp>
 

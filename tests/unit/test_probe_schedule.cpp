@@ -1,8 +1,8 @@
 // A probe's block schedule: every series takes every position equally, and `direct` and `other`
 // call through one site, so an A/A pair differs in nothing but the address called.
 #include "harness/driver/driver.hpp"
-#include "harness/suite/probe_state.hpp"
-#include "harness/suite/series_order.hpp"
+#include "harness/probes/probe_state.hpp"
+#include "harness/probes/series_order.hpp"
 
 #include <catch2/catch.hpp>
 #include <map>

@@ -3,9 +3,9 @@
 // clean-up fails the case.
 #include "harness/driver/backend.hpp"
 #include "harness/driver/driver_error.hpp"
+#include "harness/framework/case_context.hpp"
+#include "harness/framework/case_runner.hpp"
 #include "harness/session/session.hpp"
-#include "harness/suite/case_context.hpp"
-#include "harness/suite/case_runner.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
 // A cell's running order: registry order with exclusive cases last, and one lock hold over them.
-#include "harness/suite/running_order.hpp"
+#include "harness/framework/running_order.hpp"
 
 #include <catch2/catch.hpp>
 

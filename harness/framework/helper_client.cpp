@@ -1,5 +1,5 @@
 // The cell side of the helper server: start, requests, replies, shutdown.
-#include "harness/suite/helper_client.hpp"
+#include "harness/framework/helper_client.hpp"
 
 #include "harness/platform/self_exe.hpp"
 #include "harness/protocol/events.hpp"

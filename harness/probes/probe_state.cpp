@@ -1,7 +1,7 @@
 // The block schedule of a probe's series: block size, triple order, budget.
-#include "harness/suite/probe_state.hpp"
+#include "harness/probes/probe_state.hpp"
 
-#include "harness/suite/series_order.hpp"
+#include "harness/probes/series_order.hpp"
 
 #include <algorithm>
 

@@ -1,10 +1,10 @@
 // case_context: observations, expectations and helper processes for cases.
-#include "harness/suite/case_context.hpp"
+#include "harness/framework/case_context.hpp"
 
+#include "harness/framework/case_registry.hpp"
+#include "harness/framework/helper_client.hpp"
 #include "harness/platform/self_exe.hpp"
 #include "harness/protocol/helper_protocol.hpp"
-#include "harness/suite/case_registry.hpp"
-#include "harness/suite/helper_client.hpp"
 
 #include <filesystem>
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "harness/driver/device_facts.hpp"
-#include "harness/suite/kernel_registry.hpp"
+#include "harness/framework/kernel_registry.hpp"
 
 #include <string_view>
 

@@ -47,7 +47,7 @@ public:
 
   /// Runs helper `name` in a second process of this same binary and environment (never a bare
   /// fork): the cell's helper server, started at the first request and reused by every case of
-  /// the cell (harness/suite/helper_client.hpp). For cases that need another process (IPC).
+  /// the cell (harness/framework/helper_client.hpp). For cases that need another process (IPC).
   [[nodiscard]] process_result spawn_helper(const std::string &name,
                                             const std::vector<std::string> &args,
                                             std::chrono::milliseconds timeout);

@@ -1,8 +1,8 @@
 // Runs the registered latency probes a round at a time, their series interleaved in blocks.
 #pragma once
 
+#include "harness/probes/probe_registry.hpp"
 #include "harness/protocol/event_stream.hpp"
-#include "harness/suite/probe_registry.hpp"
 
 #include <map>
 #include <string>

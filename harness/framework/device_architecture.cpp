@@ -1,5 +1,5 @@
 // The process's device architecture and the kernel images chosen for it.
-#include "harness/suite/device_architecture.hpp"
+#include "harness/framework/device_architecture.hpp"
 
 #include <atomic>
 #include <stdexcept>

@@ -1,14 +1,14 @@
 // The loop `cuparity cell` runs after its start: moved out of the CLI so it runs in-process too.
-#include "harness/suite/cell_loop.hpp"
+#include "harness/framework/cell_loop.hpp"
 
 #include "harness/driver/driver_json.hpp"
+#include "harness/framework/case_registry.hpp"
+#include "harness/framework/case_runner.hpp"
+#include "harness/framework/helper_client.hpp"
+#include "harness/framework/requirements.hpp"
+#include "harness/framework/running_order.hpp"
 #include "harness/protocol/events.hpp"
 #include "harness/protocol/exit_codes.hpp"
-#include "harness/suite/case_registry.hpp"
-#include "harness/suite/case_runner.hpp"
-#include "harness/suite/helper_client.hpp"
-#include "harness/suite/requirements.hpp"
-#include "harness/suite/running_order.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,5 +1,5 @@
 // Probe registration and selection.
-#include "harness/suite/probe_registry.hpp"
+#include "harness/probes/probe_registry.hpp"
 
 #include "harness/protocol/probe_ids.hpp"
 

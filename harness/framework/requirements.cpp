@@ -1,5 +1,5 @@
 // Declared requirements: what they list, and the check against a cell's facts.
-#include "harness/suite/requirements.hpp"
+#include "harness/framework/requirements.hpp"
 
 #include "harness/driver/device_facts.hpp"
 #include "harness/driver/driver.hpp"

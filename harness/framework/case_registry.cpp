@@ -1,5 +1,5 @@
 // Case registration, id validation and glob selection.
-#include "harness/suite/case_registry.hpp"
+#include "harness/framework/case_registry.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Registry of helper-process entry points.
-#include "harness/suite/helper_registry.hpp"
+#include "harness/framework/helper_registry.hpp"
 
 #include <cstdio>
 #include <cstdlib>

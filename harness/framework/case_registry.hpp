@@ -1,8 +1,8 @@
 // The case registry: every conformance case, registered once per case file, selected by glob.
 #pragma once
 
+#include "harness/framework/requirements.hpp"
 #include "harness/protocol/case_ids.hpp"
-#include "harness/suite/requirements.hpp"
 
 #include <chrono>
 #include <functional>

@@ -1,7 +1,7 @@
 // The probes' shared environment in a probe process: the context, the probes' module, a stream.
 #pragma once
 
-#include "harness/suite/probe_registry.hpp"
+#include "harness/probes/probe_registry.hpp"
 
 namespace cuparity {
 

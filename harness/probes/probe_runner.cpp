@@ -1,5 +1,5 @@
 // Probe rounds: the timed loop per probe, its retry without the other backend, the events.
-#include "harness/suite/probe_runner.hpp"
+#include "harness/probes/probe_runner.hpp"
 
 #include "harness/protocol/events.hpp"
 

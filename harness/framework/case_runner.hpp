@@ -3,8 +3,8 @@
 
 #include "harness/config/config.hpp"
 #include "harness/driver/driver.hpp"
+#include "harness/framework/case_registry.hpp"
 #include "harness/protocol/outcome.hpp"
-#include "harness/suite/case_registry.hpp"
 
 #include <nlohmann/json.hpp>
 #include <string>

@@ -1,8 +1,8 @@
 // run_case: checks a case's requirements, executes its body and classifies its end.
-#include "harness/suite/case_runner.hpp"
+#include "harness/framework/case_runner.hpp"
 
 #include "harness/driver/driver_error.hpp"
-#include "harness/suite/case_context.hpp"
+#include "harness/framework/case_context.hpp"
 
 #include <chrono>
 

@@ -1,5 +1,5 @@
 // Williams designs: block orders in which every series visits every position equally.
-#include "harness/suite/series_order.hpp"
+#include "harness/probes/series_order.hpp"
 
 #include <algorithm>
 

@@ -1,14 +1,14 @@
 // The start of a cell or probe process, shared by `cuparity cell` and `cuparity probe`.
-#include "harness/cli/cell_start.hpp"
+#include "harness/framework/cell_start.hpp"
 
 #include "harness/config/config.hpp"
 #include "harness/config/config_json.hpp"
 #include "harness/driver/device_facts.hpp"
 #include "harness/driver/driver_error.hpp"
 #include "harness/driver/driver_json.hpp"
+#include "harness/framework/device_architecture.hpp"
 #include "harness/protocol/events.hpp"
 #include "harness/protocol/exit_codes.hpp"
-#include "harness/suite/device_architecture.hpp"
 
 #include <chrono>
 #include <iostream>
@@ -82,7 +82,7 @@ started_process start_process(const event_stream &events, const char *command, s
     else
       retain_tolerant(d, p);
     // The one reading of the device's compute capability: the kernel images every case and the
-    // probes' fixture load are the ones for it (harness/suite/device_architecture.hpp).
+    // probes' fixture load are the ones for it (harness/framework/device_architecture.hpp).
     const driver_facts facts = query_driver_facts(d);
     note_device_architecture(facts);
     if (before_start)

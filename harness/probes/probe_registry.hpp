@@ -2,7 +2,7 @@
 #pragma once
 
 #include "harness/driver/driver.hpp"
-#include "harness/suite/probe_state.hpp"
+#include "harness/probes/probe_state.hpp"
 
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
 // Opening and closing the probes' shared environment.
-#include "harness/suite/probe_fixture.hpp"
+#include "harness/probes/probe_fixture.hpp"
 
-#include "harness/suite/device_architecture.hpp"
+#include "harness/framework/device_architecture.hpp"
 
 namespace cuparity {
 

@@ -1,5 +1,5 @@
 // Running order of a cell's cases: exclusive ones last, under one hold of the GPU lock.
-#include "harness/suite/running_order.hpp"
+#include "harness/framework/running_order.hpp"
 
 #include <algorithm>
 

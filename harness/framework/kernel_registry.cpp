@@ -1,5 +1,5 @@
 // Registration of kernel images and the choice of the image a device runs.
-#include "harness/suite/kernel_registry.hpp"
+#include "harness/framework/kernel_registry.hpp"
 
 #include <stdexcept>
 

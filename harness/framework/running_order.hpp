@@ -1,7 +1,7 @@
 // The order in which a cell runs its selected cases, and when it keeps the GPU lock between them.
 #pragma once
 
-#include "harness/suite/case_registry.hpp"
+#include "harness/framework/case_registry.hpp"
 
 #include <vector>
 
