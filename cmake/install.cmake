@@ -85,7 +85,7 @@ if(TARGET cuparity_simdriver)
           PERMISSIONS ${cuparity_library_permissions} COMPONENT simdriver EXCLUDE_FROM_ALL)
 endif()
 
-# The pytest plugin a suite matrix's processes load (harness/run/suite_process.cpp finds it as a
+# The pytest plugin a suite matrix's processes load (harness/external/suite_process.cpp finds it as a
 # companion file: python/ beside the executable, else lib/cuparity/python).
 install(FILES ${CMAKE_SOURCE_DIR}/tools/suite/cuparity_pytest.py
         DESTINATION ${CUPARITY_INSTALL_PKGLIBDIR}/python COMPONENT cuparity)

@@ -4,9 +4,9 @@
 #include "harness/io/sha256.hpp"
 #include "harness/matrix/expansion.hpp"
 #include "harness/matrix/expectations.hpp"
+#include "harness/matrix/external_suites.hpp"
 #include "harness/matrix/limits.hpp"
 #include "harness/matrix/matrix_keys.hpp"
-#include "harness/matrix/suites.hpp"
 #include "harness/matrix/text.hpp"
 
 #include <filesystem>

@@ -2,13 +2,13 @@
 #include "harness/run/suite_watch.hpp"
 
 #include "harness/capture/captured_map.hpp"
+#include "harness/external/suite_evidence.hpp"
+#include "harness/external/suite_process.hpp"
 #include "harness/platform/self_exe.hpp"
 #include "harness/protocol/case_ids.hpp"
 #include "harness/protocol/records.hpp"
 #include "harness/run/cell_environment.hpp"
 #include "harness/run/run_layout.hpp"
-#include "harness/run/suite_evidence.hpp"
-#include "harness/run/suite_process.hpp"
 
 #include <filesystem>
 #include <fstream>

@@ -1,7 +1,7 @@
 // JUnit XML reports (harness/protocol/junit_report): pytest's and unittest runners' shapes, read
 // from a real H200 run, and every way a file can fail to be one.
+#include "harness/external/junit_report.hpp"
 #include "harness/io/input_file.hpp"
-#include "harness/protocol/junit_report.hpp"
 
 #include <catch2/catch.hpp>
 #include <filesystem>

@@ -1,6 +1,6 @@
 // [[suite]] tables and flakes files as the matrix reads them, and the plugin's progress file.
+#include "harness/external/suite_progress.hpp"
 #include "harness/matrix/matrix.hpp"
-#include "harness/run/suite_progress.hpp"
 
 #include <catch2/catch.hpp>
 #include <filesystem>

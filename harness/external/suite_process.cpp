@@ -1,5 +1,5 @@
 // Starting one suite process under capture, watching its deadline, and reading what it left.
-#include "harness/run/suite_process.hpp"
+#include "harness/external/suite_process.hpp"
 
 #include "harness/config/config.hpp"
 #include "harness/platform/self_exe.hpp"

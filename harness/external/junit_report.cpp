@@ -1,5 +1,5 @@
 // Reading JUnit XML with pugixml (a kept XML parser; the report's own rules are below).
-#include "harness/protocol/junit_report.hpp"
+#include "harness/external/junit_report.hpp"
 
 #include "harness/io/input_file.hpp"
 

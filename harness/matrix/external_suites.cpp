@@ -1,5 +1,5 @@
 // Reading [[suite]] tables, and what a matrix with suites may not also say.
-#include "harness/matrix/suites.hpp"
+#include "harness/matrix/external_suites.hpp"
 
 #include "harness/matrix/text.hpp"
 

@@ -1,5 +1,5 @@
 // Reading a suite's captured maps into the evidence its cell is judged by.
-#include "harness/run/suite_evidence.hpp"
+#include "harness/external/suite_evidence.hpp"
 
 #include "harness/capture/captured_map.hpp"
 

@@ -1,5 +1,5 @@
 // Reading the plugin's progress lines into the tests a suite process started and ended.
-#include "harness/run/suite_progress.hpp"
+#include "harness/external/suite_progress.hpp"
 
 #include <fstream>
 #include <nlohmann/json.hpp>

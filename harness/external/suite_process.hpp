@@ -1,9 +1,9 @@
 // One process of an external suite: started under `cuparity capture`, watched, read back.
 #pragma once
 
+#include "harness/external/junit_report.hpp"
+#include "harness/external/suite_progress.hpp"
 #include "harness/platform/subprocess.hpp"
-#include "harness/protocol/junit_report.hpp"
-#include "harness/run/suite_progress.hpp"
 
 #include <atomic>
 #include <chrono>
