@@ -1,7 +1,7 @@
 // `cuparity calibrate`: the smallest injected delay the paired latency verdict sees on this host.
+#include "harness/calibrate/calibrate.hpp"
 #include "harness/cli/bounded_options.hpp"
 #include "harness/cli/commands.hpp"
-#include "harness/run/calibrate.hpp"
 
 #include <algorithm>
 #include <iostream>

@@ -3,10 +3,10 @@
 #include "harness/cli/commands.hpp"
 #include "harness/config/config.hpp"
 #include "harness/config/env_vars.hpp"
+#include "harness/fault_coverage/fault_coverage.hpp"
 #include "harness/framework/case_registry.hpp"
 #include "harness/io/output_file.hpp"
 #include "harness/protocol/exit_codes.hpp"
-#include "harness/run/fault_coverage.hpp"
 
 #include <cstdlib>
 #include <filesystem>

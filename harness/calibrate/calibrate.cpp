@@ -1,6 +1,6 @@
 // Calibration: cells with delays injected by the fault shim, the latency phase, the paired
 // verdicts.
-#include "harness/run/calibrate.hpp"
+#include "harness/calibrate/calibrate.hpp"
 
 #include "harness/config/config.hpp"
 #include "harness/config/env_vars.hpp"

@@ -13,8 +13,8 @@ struct calibrate_options {
   std::vector<std::string> probes{"launch.empty_kernel"}; ///< each calibrated on its own
   /// Exported symbols the delay goes into; empty: each probe's own (the symbols it bound).
   std::vector<std::string> symbols;
-  std::vector<double> delays_pct{0.5, 1, 2, 3, 5};    ///< of the probe's cost, per call
-  double min_time_s = 0.5;                            ///< per series per round
+  std::vector<double> delays_pct{0.5, 1, 2, 3, 5}; ///< of the probe's cost, per call
+  double min_time_s = 0.5;                         ///< per series per round
   int rounds = 2;      ///< rounds over all delay cells (order reversed each round)
   std::string out_dir; ///< calibrate.json, results.jsonl, logs/
   std::string gpu;     ///< CUDA_VISIBLE_DEVICES ("" = as is)

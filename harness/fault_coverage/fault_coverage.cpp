@@ -1,5 +1,5 @@
 // Fault coverage: the control run, one run per (symbol, fault) trial, and what caught each.
-#include "harness/run/fault_coverage.hpp"
+#include "harness/fault_coverage/fault_coverage.hpp"
 
 #include "harness/config/env_vars.hpp"
 #include "harness/platform/environment.hpp"
