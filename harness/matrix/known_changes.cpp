@@ -1,8 +1,8 @@
 // Reading a known-changes file: [[change]] tables, each checked where it is written.
 #include "harness/matrix/known_changes.hpp"
 
+#include "harness/matrix/key_table.hpp"
 #include "harness/matrix/text.hpp"
-#include "harness/matrix/toml_reader.hpp"
 
 #include <filesystem>
 

@@ -1,7 +1,7 @@
 // Matrix variables: names, values (string, integer or false = unset), rule tables, cell ids.
 #pragma once
 
-#include "harness/matrix/toml_reader.hpp"
+#include "harness/matrix/key_table.hpp"
 
 #include <string>
 #include <string_view>

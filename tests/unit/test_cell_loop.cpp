@@ -1,4 +1,4 @@
-// The cell loop in-process (harness/suite/cell_loop): events in order, requirements, a poisoned
+// The cell loop in-process (harness/framework/cell_loop): events in order, requirements, a poisoned
 // case ending the cell, the cell's end with its binding map.
 #include "harness/framework/case_context.hpp"
 #include "harness/framework/case_registry.hpp"

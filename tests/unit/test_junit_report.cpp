@@ -1,4 +1,4 @@
-// JUnit XML reports (harness/protocol/junit_report): pytest's and unittest runners' shapes, read
+// JUnit XML reports (harness/external/junit_report): pytest's and unittest runners' shapes, read
 // from a real H200 run, and every way a file can fail to be one.
 #include "harness/external/junit_report.hpp"
 #include "harness/io/input_file.hpp"
