@@ -29,7 +29,8 @@ function(cuparity_layer name)
   target_include_directories(cuparity_${name} ${scope} $<BUILD_INTERFACE:${root}>
                              $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/cuparity>)
   target_compile_features(cuparity_${name} ${scope} cxx_std_20)
-  set_target_properties(cuparity_${name} PROPERTIES EXPORT_NAME ${name} CUPARITY_FOLDER ${L_FOLDER})
+  set_target_properties(cuparity_${name} PROPERTIES EXPORT_NAME ${name} CUPARITY_FOLDER ${L_FOLDER}
+                                                  CUPARITY_DEPENDS "${L_DEPENDS}")
   set(deps)
   foreach(d IN LISTS L_DEPENDS)
     list(APPEND deps cuparity_${d})
@@ -42,4 +43,19 @@ endfunction()
 function(cuparity_harness_layer name)
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/harness/${name}/*.cpp)
   cuparity_layer(${name} FOLDER harness/${name} SOURCES ${sources} ${ARGN})
+endfunction()
+
+# The layer list as the build knows it, one line per layer: name, folder, the layers it DEPENDS
+# on (comma-separated), tab-separated, in definition order. docs/architecture.md's diagram and
+# folder list are checked against it (tests/layers/check_architecture.py).
+function(cuparity_write_layer_list path)
+  get_property(layers GLOBAL PROPERTY CUPARITY_LAYERS)
+  set(text "")
+  foreach(layer IN LISTS layers)
+    get_target_property(folder cuparity_${layer} CUPARITY_FOLDER)
+    get_target_property(deps cuparity_${layer} CUPARITY_DEPENDS)
+    string(REPLACE ";" "," deps "${deps}")
+    string(APPEND text "${layer}\t${folder}\t${deps}\n")
+  endforeach()
+  file(WRITE ${path} "${text}")
 endfunction()

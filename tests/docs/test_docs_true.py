@@ -63,8 +63,8 @@ def arrow_differences(doc_text: str) -> list:
 
 def test_the_layer_table_is_the_cmake_arrows():
     layers = cmake_layers()
-    assert {"platform", "driver", "selection", "run", "cases", "kernels"} <= set(layers)
-    assert layers["selection"] == {"driver", "backend_internal", "config", "protocol"}
+    assert {"platform", "driver", "session", "capture", "framework", "run", "cases", "kernels"} <= set(layers)
+    assert layers["session"] == {"driver", "backend_internal", "backend_map", "config"}
     assert arrow_differences(ARCHITECTURE.read_text(encoding="utf-8")) == []
 
 
@@ -79,12 +79,12 @@ def test_the_executable_is_the_runner_library_and_the_cases():
 
 def test_a_removed_arrow_is_caught():
     text = ARCHITECTURE.read_text(encoding="utf-8")
-    row = next(l for l in text.splitlines() if l.startswith("| selection |"))
+    row = next(l for l in text.splitlines() if l.startswith("| session |"))
     broken = text.replace(row, row.replace("backend_internal, ", ""))
     assert broken != text
     assert arrow_differences(broken) == [
-        "selection: the docs say ['config', 'driver', 'protocol'], CMake says "
-        "['backend_internal', 'config', 'driver', 'protocol']"]
+        "session: the docs say ['backend_map', 'config', 'driver'], CMake says "
+        "['backend_internal', 'backend_map', 'config', 'driver']"]
 
 
 def subcommands() -> set:
