@@ -11,8 +11,13 @@ __device__ __forceinline__ unsigned long long global_ns() {
   return t;
 }
 
-/// A module global: cases find it with cuModuleGetGlobal and read and write it by address.
-extern "C" __device__ unsigned int cuparity_counter[4];
+/// A module global: cases find it with cuModuleGetGlobal and read and write it by address. A
+/// definition inside a linkage block, not an `extern "C"` declaration: without relocatable device
+/// code nvcc treats such a declaration as a static definition and warns (#20044-D) once per
+/// architecture, 36 times a build.
+extern "C" {
+__device__ unsigned int cuparity_counter[4];
+}
 
 extern "C" __global__ void cuparity_empty() {}
 

@@ -1,7 +1,7 @@
 """The fault coverage page: renders `cuparity faults`' cuparity.faults/1 as the judge wrote it.
 
 Nothing here decides whether a trial was caught: `caught`, `by` and the totals are the C++
-command's (harness/run/fault_coverage.cpp); this module checks the document and lays it out.
+command's (harness/fault_coverage/fault_coverage.cpp); this module checks the document and lays it out.
 """
 
 from __future__ import annotations

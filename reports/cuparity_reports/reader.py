@@ -13,7 +13,7 @@ What is refused, before anything is shown:
 - A file larger than its kind's limit: MAX_RUN_BYTES (256 MiB) for a run's summary.json and
   results.jsonl (a 1,000-case run's summary is about 0.5 MiB), MAX_DOCUMENT_BYTES (64 MiB) for the
   other commands' documents (a compare or faults file, a history index).
-- JSON that the C++ reader (harness/protocol/input_file.cpp, nlohmann) refuses too: text that is
+- JSON that the C++ reader (harness/io/input_file.cpp, nlohmann) refuses too: text that is
   not UTF-8, an escaped lone surrogate ("\\udcff"), the tokens NaN and Infinity, a number too large
   for a double (1e400), nesting deeper than MAX_JSON_DEPTH (256) levels. The judge writes
   non-finite numbers as null, so none of these is ever in a file it wrote.
@@ -333,7 +333,7 @@ def check_summary(doc: Obj) -> None:
 def read_run_bytes(path: str | os.PathLike[str]) -> bytes:
     """A run's summary.json or results.jsonl as its text: a gzipped one (a stored run's
     summary.json.gz, results.jsonl.gz) is inflated, at most MAX_RUN_BYTES either way, as the C++
-    reader does (harness/protocol/gzip_input.cpp)."""
+    reader does (harness/io/gzip_input.cpp)."""
     data = read_bytes(path, MAX_RUN_BYTES)
     if not data.startswith(b"\x1f\x8b"):
         return data

@@ -1,5 +1,5 @@
 """The reports validate a summary with the same rules as the C++ reader (harness/report/summary_reader.cpp,
-harness/protocol/input_file.cpp, outcome.cpp): a summary `cuparity compare` refuses, the dashboard and
+harness/io/input_file.cpp, outcome.cpp): a summary `cuparity compare` refuses, the dashboard and
 `history add` refuse too, with exit 2 naming the file and the member.
 
 Each bad summary is cmp-a's, with one change made to its JSON text. The C++ cross-check asserts only
