@@ -3,6 +3,7 @@
 
 #include "harness/framework/device_architecture.hpp"
 
+#include <utility>
 #include <vector>
 
 namespace cuparity::cases {
@@ -90,19 +91,29 @@ CUresult primary_context::release_now() {
   return m_driver.cuDevicePrimaryCtxRelease.raw(m_dev);
 }
 
-device_buffer::device_buffer(driver &d, std::size_t bytes) : m_driver(d), m_size(bytes) {
+device_buffer::device_buffer(driver &d, std::size_t bytes) : m_driver(&d), m_size(bytes) {
   d.cuMemAlloc(&m_ptr, bytes);
 }
 
-device_buffer::~device_buffer() {
+void device_buffer::release_nothrow() noexcept {
   if (m_ptr)
-    m_driver.cuMemFree.cleanup(m_ptr);
+    m_driver->cuMemFree.cleanup(std::exchange(m_ptr, {}));
+}
+
+device_buffer &device_buffer::operator=(device_buffer &&other) noexcept {
+  if (this != &other) {
+    release_nothrow();
+    m_driver = other.m_driver;
+    m_ptr = std::exchange(other.m_ptr, {});
+    m_size = other.m_size;
+  }
+  return *this;
 }
 
 loaded_module::loaded_module(driver &d, std::string_view embedded_image)
     : loaded_module(d, image_bytes{kernel_image_for_device(embedded_image).data.data()}) {}
 
-loaded_module::loaded_module(driver &d, image_bytes image) : m_driver(d) {
+loaded_module::loaded_module(driver &d, image_bytes image) : m_driver(&d) {
   try {
     d.cuModuleLoadData(&m_mod, image.data);
   } catch (const driver_error &e) {
@@ -115,7 +126,7 @@ loaded_module::loaded_module(driver &d, image_bytes image) : m_driver(d) {
 
 loaded_module::loaded_module(driver &d, std::string_view embedded_image,
                              std::vector<CUjit_option> options, std::vector<void *> values)
-    : m_driver(d) {
+    : m_driver(&d) {
   d.cuModuleLoadDataEx(&m_mod, kernel_image_for_device(embedded_image).data.data(),
                        static_cast<unsigned int>(options.size()), options.data(), values.data());
 }
@@ -131,37 +142,64 @@ void set_words(driver &d, CUdeviceptr p, unsigned int value, std::size_t count) 
   }
 }
 
-loaded_module::~loaded_module() {
+void loaded_module::release_nothrow() noexcept {
   if (m_mod)
-    m_driver.cuModuleUnload.cleanup(m_mod);
+    m_driver->cuModuleUnload.cleanup(std::exchange(m_mod, {}));
+}
+
+loaded_module &loaded_module::operator=(loaded_module &&other) noexcept {
+  if (this != &other) {
+    release_nothrow();
+    m_driver = other.m_driver;
+    m_mod = std::exchange(other.m_mod, {});
+  }
+  return *this;
 }
 
 CUfunction loaded_module::function(const char *name) const {
   CUfunction f = nullptr;
-  m_driver.cuModuleGetFunction(&f, m_mod, name);
+  m_driver->cuModuleGetFunction(&f, m_mod, name);
   return f;
 }
 
-stream::stream(driver &d, unsigned int flags) : m_driver(d) {
+stream::stream(driver &d, unsigned int flags) : m_driver(&d) {
   d.cuStreamCreate(&m_stream, flags);
 }
 
-stream::stream(driver &d, unsigned int flags, int priority) : m_driver(d) {
+stream::stream(driver &d, unsigned int flags, int priority) : m_driver(&d) {
   d.cuStreamCreateWithPriority(&m_stream, flags, priority);
 }
 
-stream::~stream() {
+void stream::release_nothrow() noexcept {
   if (m_stream)
-    m_driver.cuStreamDestroy.cleanup(m_stream);
+    m_driver->cuStreamDestroy.cleanup(std::exchange(m_stream, {}));
 }
 
-event::event(driver &d, unsigned int flags) : m_driver(d) {
+stream &stream::operator=(stream &&other) noexcept {
+  if (this != &other) {
+    release_nothrow();
+    m_driver = other.m_driver;
+    m_stream = std::exchange(other.m_stream, {});
+  }
+  return *this;
+}
+
+event::event(driver &d, unsigned int flags) : m_driver(&d) {
   d.cuEventCreate(&m_event, flags);
 }
 
-event::~event() {
+void event::release_nothrow() noexcept {
   if (m_event)
-    m_driver.cuEventDestroy.cleanup(m_event);
+    m_driver->cuEventDestroy.cleanup(std::exchange(m_event, {}));
+}
+
+event &event::operator=(event &&other) noexcept {
+  if (this != &other) {
+    release_nothrow();
+    m_driver = other.m_driver;
+    m_event = std::exchange(other.m_event, {});
+  }
+  return *this;
 }
 
 void launch(driver &d, CUfunction f, dim3 grid, dim3 block, unsigned int shared_bytes, CUstream s,

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace cuparity::cases {
@@ -71,7 +72,9 @@ template <class F> void on_new_thread(F &&body) {
 /// would. Sets `pushed` to say which; returns the call's result.
 CUresult make_current(driver &d, CUcontext ctx, bool &pushed);
 
-/// Retains a device's primary context and makes it current for this thread; undoes both.
+/// Retains a device's primary context and makes it current for this thread; undoes both. A scope
+/// guard, not a handle owner: it is neither copied nor moved, as the current context it restores
+/// belongs to the thread's scope.
 class primary_context {
 public:
   explicit primary_context(driver &d, int ordinal = 0);
@@ -93,19 +96,29 @@ private:
   bool m_pushed = false; ///< made current with cuCtxPushCurrent (the binding has no SetCurrent)
 };
 
+/// The handle owners below are move-only (cuda-api-wrappers' rule): a handle has one owner, and
+/// moving it leaves the source empty, so no handle is released twice.
 class device_buffer {
 public:
   device_buffer(driver &d, std::size_t bytes);
-  ~device_buffer();
+  ~device_buffer() { release_nothrow(); }
   device_buffer(const device_buffer &) = delete;
   device_buffer &operator=(const device_buffer &) = delete;
+  /// Move-only: the handle goes with the object and the source owns nothing.
+  device_buffer(device_buffer &&other) noexcept
+      : m_driver(other.m_driver), m_ptr(std::exchange(other.m_ptr, CUdeviceptr{})),
+        m_size(other.m_size) {}
+  device_buffer &operator=(device_buffer &&other) noexcept;
+  /// Ends the handle now, through its clean-up call (a failure is kept for the case runner,
+  /// never thrown), and owns nothing after; the destructor calls it.
+  void release_nothrow() noexcept;
   [[nodiscard]] CUdeviceptr get() const noexcept { return m_ptr; }
   [[nodiscard]] std::size_t size() const noexcept { return m_size; }
   /// For passing as a kernel argument (kernelParams wants a pointer to the value).
   [[nodiscard]] CUdeviceptr *arg() noexcept { return &m_ptr; }
 
 private:
-  driver &m_driver;
+  driver *m_driver;
   CUdeviceptr m_ptr = 0;
   std::size_t m_size = 0;
 };
@@ -126,14 +139,21 @@ public:
   /// Loads with cuModuleLoadDataEx and JIT options (a log buffer, as Numba passes), always.
   loaded_module(driver &d, std::string_view embedded_image, std::vector<CUjit_option> options,
                 std::vector<void *> values);
-  ~loaded_module();
+  ~loaded_module() { release_nothrow(); }
   loaded_module(const loaded_module &) = delete;
   loaded_module &operator=(const loaded_module &) = delete;
+  /// Move-only: the handle goes with the object and the source owns nothing.
+  loaded_module(loaded_module &&other) noexcept
+      : m_driver(other.m_driver), m_mod(std::exchange(other.m_mod, CUmodule{})) {}
+  loaded_module &operator=(loaded_module &&other) noexcept;
+  /// Ends the handle now, through its clean-up call (a failure is kept for the case runner,
+  /// never thrown), and owns nothing after; the destructor calls it.
+  void release_nothrow() noexcept;
   [[nodiscard]] CUfunction function(const char *name) const;
   [[nodiscard]] CUmodule get() const noexcept { return m_mod; }
 
 private:
-  driver &m_driver;
+  driver *m_driver;
   CUmodule m_mod = nullptr;
 };
 
@@ -141,26 +161,40 @@ class stream {
 public:
   explicit stream(driver &d, unsigned int flags = CU_STREAM_DEFAULT);
   stream(driver &d, unsigned int flags, int priority);
-  ~stream();
+  ~stream() { release_nothrow(); }
   stream(const stream &) = delete;
   stream &operator=(const stream &) = delete;
+  /// Move-only: the handle goes with the object and the source owns nothing.
+  stream(stream &&other) noexcept
+      : m_driver(other.m_driver), m_stream(std::exchange(other.m_stream, CUstream{})) {}
+  stream &operator=(stream &&other) noexcept;
+  /// Ends the handle now, through its clean-up call (a failure is kept for the case runner,
+  /// never thrown), and owns nothing after; the destructor calls it.
+  void release_nothrow() noexcept;
   [[nodiscard]] CUstream get() const noexcept { return m_stream; }
 
 private:
-  driver &m_driver;
+  driver *m_driver;
   CUstream m_stream = nullptr;
 };
 
 class event {
 public:
   explicit event(driver &d, unsigned int flags = CU_EVENT_DEFAULT);
-  ~event();
+  ~event() { release_nothrow(); }
   event(const event &) = delete;
   event &operator=(const event &) = delete;
+  /// Move-only: the handle goes with the object and the source owns nothing.
+  event(event &&other) noexcept
+      : m_driver(other.m_driver), m_event(std::exchange(other.m_event, CUevent{})) {}
+  event &operator=(event &&other) noexcept;
+  /// Ends the handle now, through its clean-up call (a failure is kept for the case runner,
+  /// never thrown), and owns nothing after; the destructor calls it.
+  void release_nothrow() noexcept;
   [[nodiscard]] CUevent get() const noexcept { return m_event; }
 
 private:
-  driver &m_driver;
+  driver *m_driver;
   CUevent m_event = nullptr;
 };
 
