@@ -71,7 +71,7 @@ std::vector<entry_id> driver::take_undeclared_calls() {
   return out;
 }
 
-void driver::note_cleanup_failure(entry_id id, CUresult code, bool missing,
+void driver::note_cleanup_failure(entry_id id, CUresult code, bool missing, std::string handles,
                                   const std::source_location &site) noexcept {
   try {
     const auto &s = m_slots[static_cast<std::size_t>(id)];
@@ -80,6 +80,8 @@ void driver::note_cleanup_failure(entry_id id, CUresult code, bool missing,
       text += " (" + s.result.symbol + ")";
     text += missing ? " is not bound (" + s.result.missing_reason + ")"
                     : " returned " + error_name(code);
+    if (!handles.empty())
+      text += " on " + handles;
     text += std::string(" at ") + site.file_name() + ":" + std::to_string(site.line());
     const std::lock_guard<std::mutex> g(m_notes_lock);
     m_cleanup_failures.push_back(std::move(text));
@@ -121,7 +123,8 @@ void driver::throw_missing(entry_id id, const std::source_location &site) {
   throw driver_error(std::move(d));
 }
 
-void driver::throw_result(entry_id id, CUresult code, const std::source_location &site) {
+void driver::throw_result(entry_id id, CUresult code, const std::source_location &site,
+                          std::string handles) {
   const auto &s = m_slots[static_cast<std::size_t>(id)];
   driver_error::details d;
   d.code = code;
@@ -130,6 +133,7 @@ void driver::throw_result(entry_id id, CUresult code, const std::source_location
   d.symbol = s.result.symbol;
   d.backend = std::string(m_backend->name());
   d.site = site;
+  d.handles = std::move(handles);
   throw driver_error(std::move(d));
 }
 

@@ -135,7 +135,7 @@ public:
 
   /// One failed clean-up call: "cuStreamDestroy (cuStreamDestroy_v2) returned
   /// CUDA_ERROR_INVALID_HANDLE at cases/support.cpp:97".
-  void note_cleanup_failure(entry_id id, CUresult code, bool missing,
+  void note_cleanup_failure(entry_id id, CUresult code, bool missing, std::string handles,
                             const std::source_location &site) noexcept;
   /// The clean-up failures since the last take.
   [[nodiscard]] std::vector<std::string> take_cleanup_failures();
@@ -152,7 +152,8 @@ public:
   }
 
   [[noreturn]] void throw_missing(entry_id id, const std::source_location &site);
-  [[noreturn]] void throw_result(entry_id id, CUresult code, const std::source_location &site);
+  [[noreturn]] void throw_result(entry_id id, CUresult code, const std::source_location &site,
+                                 std::string handles = {});
 
 private:
   struct slot {
@@ -176,6 +177,34 @@ private:
 };
 
 namespace detail {
+
+/// The driver API's handle types by name, so an error names the handle it was about; other
+/// argument types have none. CUdeviceptr is unsigned long long, so a rare argument of that type
+/// that is not an address (cuGraphInstantiate's flags) would be named as one.
+template <class T> inline constexpr const char *handle_type = nullptr;
+template <> inline constexpr const char *handle_type<CUcontext> = "CUcontext";
+template <> inline constexpr const char *handle_type<CUmodule> = "CUmodule";
+template <> inline constexpr const char *handle_type<CUfunction> = "CUfunction";
+template <> inline constexpr const char *handle_type<CUstream> = "CUstream";
+template <> inline constexpr const char *handle_type<CUevent> = "CUevent";
+template <> inline constexpr const char *handle_type<CUlinkState> = "CUlinkState";
+template <> inline constexpr const char *handle_type<CUdeviceptr> = "CUdeviceptr";
+
+/// "CUstream 0x5a, CUevent 0x7b" for a call's handle arguments; "" when it has none (or when
+/// describing them failed: this runs in noexcept clean-up calls too).
+template <class... Args> std::string handles_text(const Args &...args) noexcept {
+  try {
+    std::string s;
+    auto add = [&s](const char *type, auto value) {
+      if (type)
+        s += (s.empty() ? "" : ", ") + handle_text(type, value);
+    };
+    (add(handle_type<Args>, args), ...);
+    return s;
+  } catch (...) {
+    return {};
+  }
+}
 
 template <entry_id Id, class... Args>
 auto entry_fn<Id, CUresult(CUDAAPI *)(Args...)>::get(std::source_location site) const -> pointer {
@@ -203,7 +232,7 @@ void entry_fn<Id, CUresult(CUDAAPI *)(Args...)>::operator()(Args... args,
                                                             std::source_location site) const {
   CUresult r = get(site)(args...);
   if (r != CUDA_SUCCESS) [[unlikely]]
-    m_driver.throw_result(Id, r, site);
+    m_driver.throw_result(Id, r, site, handles_text(args...));
 }
 
 template <entry_id Id, class... Args>
@@ -217,12 +246,12 @@ void entry_fn<Id, CUresult(CUDAAPI *)(Args...)>::cleanup(Args... args,
     // resolving must not throw; if a backend did, the entry counts as missing
   }
   if (!p) {
-    m_driver.note_cleanup_failure(Id, CUDA_ERROR_NOT_FOUND, true, site);
+    m_driver.note_cleanup_failure(Id, CUDA_ERROR_NOT_FOUND, true, handles_text(args...), site);
     return;
   }
   const CUresult r = reinterpret_cast<pointer>(p)(args...);
   if (r != CUDA_SUCCESS)
-    m_driver.note_cleanup_failure(Id, r, false, site);
+    m_driver.note_cleanup_failure(Id, r, false, handles_text(args...), site);
 }
 
 } // namespace detail

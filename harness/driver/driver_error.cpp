@@ -1,7 +1,9 @@
-// Formats driver_error messages: `cuMemAlloc (cuMemAlloc_v2) -> CUDA_ERROR_OUT_OF_MEMORY (2)
-// [internal]`.
+// Formats driver_error messages: `cuMemFree (cuMemFree_v2) -> CUDA_ERROR_INVALID_VALUE (1) on
+// CUdeviceptr 0x7f0000 [internal]`.
 #include "harness/driver/driver_error.hpp"
 
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 
 namespace cuparity {
@@ -24,6 +26,8 @@ std::string format(const driver_error::details &d) {
     s += ": the driver does not provide this function";
   else
     s += " -> " + d.code_name + " (" + std::to_string(static_cast<int>(d.code)) + ")";
+  if (!d.handles.empty())
+    s += " on " + d.handles;
   s += " [" + d.backend + "]" + site_text(d.site);
   if (!d.detail.empty())
     s += ": " + d.detail;
@@ -31,6 +35,17 @@ std::string format(const driver_error::details &d) {
 }
 
 } // namespace
+
+std::string handle_text(const char *type, unsigned long long handle) {
+  char hex[24];
+  std::snprintf(hex, sizeof hex, "0x%llx", handle);
+  return std::string(type) + " " + hex;
+}
+
+std::string handle_text(const char *type, const void *handle) {
+  return handle_text(type,
+                     static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(handle)));
+}
 
 driver_error::driver_error(details d) : std::runtime_error(format(d)), m_details(std::move(d)) {}
 

@@ -21,6 +21,7 @@ public:
     bool missing_function = false; ///< the driver has no such function (nothing was called)
     bool not_bound = false;        ///< missing because the binding under test does not bind it
     std::string detail;            ///< extra words: why missing, a log, ...
+    std::string handles;           ///< the call's handle arguments, "CUstream 0x55d0c0"
   };
 
   explicit driver_error(details d);
@@ -38,5 +39,9 @@ public:
 private:
   details m_details;
 };
+
+/// "CUstream 0x55d0c0": a handle argument as error messages name it.
+[[nodiscard]] std::string handle_text(const char *type, const void *handle);
+[[nodiscard]] std::string handle_text(const char *type, unsigned long long handle);
 
 } // namespace cuparity

@@ -27,6 +27,13 @@ CUresult CUDAAPI fake_error_name(CUresult code, const char **name) {
   return CUDA_SUCCESS;
 }
 
+CUresult CUDAAPI fake_stream_query(CUstream) {
+  return CUDA_ERROR_NO_DEVICE;
+}
+CUresult CUDAAPI fake_mem_free(CUdeviceptr) {
+  return CUDA_ERROR_NO_DEVICE;
+}
+
 class fake_backend final : public backend {
 public:
   std::atomic<int> resolves{0};
@@ -42,6 +49,10 @@ public:
       r.address = reinterpret_cast<void *>(&fake_driver_version), r.symbol = "fake_version";
     else if (e.name == "cuInit")
       r.address = reinterpret_cast<void *>(&fake_init), r.symbol = "fake_init";
+    else if (e.name == "cuStreamQuery")
+      r.address = reinterpret_cast<void *>(&fake_stream_query), r.symbol = "fake_stream_query";
+    else if (e.name == "cuMemFree")
+      r.address = reinterpret_cast<void *>(&fake_mem_free), r.symbol = "fake_mem_free";
     else if (e.name == "cuGetErrorName")
       r.address = reinterpret_cast<void *>(&fake_error_name), r.symbol = "fake_error_name";
     else
@@ -104,6 +115,23 @@ TEST_CASE("a failing call throws driver_error with code, name, entry, backend an
                                  "test_facade.cpp:"));
   }
   CHECK(d.cuInit.raw(0) == CUDA_ERROR_NO_DEVICE); // the unchecked form returns the code
+}
+
+TEST_CASE("a failing call names its handle arguments; a failed clean-up call too", "[facade]") {
+  driver d(std::make_unique<fake_backend>());
+  try {
+    d.cuStreamQuery(reinterpret_cast<CUstream>(0x5a0));
+    FAIL("cuStreamQuery should have thrown");
+  } catch (const driver_error &e) {
+    CHECK(e.info().handles == "CUstream 0x5a0");
+    CHECK_THAT(std::string(e.what()),
+               Catch::StartsWith("cuStreamQuery (fake_stream_query) -> CUDA_ERROR_NO_DEVICE (100) "
+                                 "on CUstream 0x5a0 [fake]"));
+  }
+  d.cuMemFree.cleanup(CUdeviceptr{0x7f00});
+  const auto failures = d.take_cleanup_failures();
+  REQUIRE(failures.size() == 1);
+  CHECK_THAT(failures[0], Catch::Contains("returned CUDA_ERROR_NO_DEVICE on CUdeviceptr 0x7f00"));
 }
 
 TEST_CASE("a missing function fails when called, naming it; not at load", "[facade]") {
