@@ -83,7 +83,7 @@ void errors_shape(case_context &ctx) {
 /// A function the driver lacks is reported by name, and only when asked for.
 void missing_function(case_context &ctx) {
   const entry_info ghost{entry_id::cuInit, "cuparityNoSuchFunction", 2000};
-  resolution r = ctx.drv().probe(ghost);
+  resolution r = ctx.drv().resolve_uncached(ghost);
   ctx.observe("resolved", r.address != nullptr);
   ctx.expect(r.address == nullptr, "a function no driver has was resolved to " + r.symbol);
   ctx.expect(r.missing_reason.find("cuparityNoSuchFunction") != std::string::npos,

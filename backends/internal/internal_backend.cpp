@@ -1,4 +1,4 @@
-// Internal backend: each entry is the first exported symbol among Numba's probe candidates.
+// Internal backend: each entry is the first exported symbol among Numba's suffix candidates.
 #include "backends/internal/internal_backend.hpp"
 
 namespace cuparity {
@@ -6,7 +6,7 @@ namespace {
 
 class internal_backend final : public backend {
 public:
-  internal_backend(std::shared_ptr<driver_library> lib, bool ptds, probe_rules rules)
+  internal_backend(std::shared_ptr<driver_library> lib, bool ptds, suffix_rules rules)
       : m_lib(std::move(lib)), m_ptds(ptds), m_rules(std::move(rules)) {}
 
   std::string_view name() const noexcept override { return "internal"; }
@@ -25,7 +25,7 @@ public:
     }
     // Numba binds a stub that raises "Driver missing function" when called; the facade does the
     // same with driver_error, so a missing entry fails at its call, not at load.
-    r.missing_reason = "not exported by " + m_lib->resolved_path() + " (probed";
+    r.missing_reason = "not exported by " + m_lib->resolved_path() + " (tried";
     for (const auto &n : names)
       r.missing_reason += " " + n;
     r.missing_reason += ")";
@@ -35,13 +35,13 @@ public:
 private:
   std::shared_ptr<driver_library> m_lib;
   bool m_ptds;
-  probe_rules m_rules;
+  suffix_rules m_rules;
 };
 
 } // namespace
 
 std::unique_ptr<backend> make_internal_backend(std::shared_ptr<driver_library> library,
-                                               bool per_thread_default_stream, probe_rules rules) {
+                                               bool per_thread_default_stream, suffix_rules rules) {
   return std::make_unique<internal_backend>(std::move(library), per_thread_default_stream,
                                             std::move(rules));
 }

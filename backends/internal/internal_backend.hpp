@@ -1,9 +1,9 @@
 // The internal backend: dlopen of the driver and Numba's suffix probing per entry.
 #pragma once
 
+#include "backends/internal/suffix_rules.hpp"
 #include "harness/driver/backend.hpp"
 #include "harness/driver/driver_library.hpp"
-#include "backends/internal/probe_rules.hpp"
 
 #include <memory>
 
@@ -11,6 +11,6 @@ namespace cuparity {
 
 [[nodiscard]] std::unique_ptr<backend>
 make_internal_backend(std::shared_ptr<driver_library> library, bool per_thread_default_stream,
-                      probe_rules rules = probe_rules::numba());
+                      suffix_rules rules = suffix_rules::numba());
 
 } // namespace cuparity

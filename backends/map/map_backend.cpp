@@ -2,7 +2,7 @@
 // test.
 #include "backends/map/map_backend.hpp"
 
-#include "backends/internal/probe_rules.hpp"
+#include "backends/internal/suffix_rules.hpp"
 #include "harness/capture/capture_map.hpp"
 #include "harness/capture/process_findings.hpp"
 #include "harness/driver/older_abi.hpp"
@@ -123,7 +123,7 @@ private:
   /// legacy or per-thread: entries.inl); returns cuparity's legacy symbol either way.
   std::string cuparity_abi_symbol(const std::string &base, const std::string &symbol,
                                   resolution &r) const {
-    const probe_rules rules = probe_rules::numba();
+    const suffix_rules rules = suffix_rules::numba();
     std::string ours;
     for (bool ptds : {false, true})
       for (const auto &c : rules.candidates(base, ptds))

@@ -3,7 +3,7 @@
 // cuGetProcAddress_v2, and against the symbol cuparity's own probing would bind.
 #include "harness/capture/map_audit.hpp"
 
-#include "backends/internal/probe_rules.hpp"
+#include "backends/internal/suffix_rules.hpp"
 #include "harness/capture/capture_map.hpp"
 #include "harness/capture/process_findings.hpp"
 #include "harness/config/python_int.hpp"
@@ -51,7 +51,7 @@ std::string driver_answer(gpa_fn gpa, const entry_info &e, bool ptds) {
 
 /// What Numba's probing (cuparity's internal backend) binds: the first candidate exported.
 std::string internal_choice(const driver_library &lib, std::string_view base, bool ptds) {
-  for (const auto &c : probe_rules::numba().candidates(base, ptds))
+  for (const auto &c : suffix_rules::numba().candidates(base, ptds))
     if (lib.symbol(c.c_str()))
       return c;
   return {};

@@ -105,7 +105,7 @@ public:
 
   /// Asks the backend about a function that need not be in the table, without caching it (for
   /// cases that check how a backend reports a name the driver lacks).
-  [[nodiscard]] resolution probe(const entry_info &e) {
+  [[nodiscard]] resolution resolve_uncached(const entry_info &e) {
     return m_backend->resolve(e);
   }
 

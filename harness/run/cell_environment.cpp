@@ -15,7 +15,7 @@ std::map<std::string, std::string> cell_environment(const matrix &m, const cell 
   return environment_with(changes);
 }
 
-std::map<std::string, std::string> driver_probe_environment(const matrix &m) {
+std::map<std::string, std::string> driver_check_environment(const matrix &m) {
   environment_changes driver;
   if (!m.cells.empty())
     if (auto it = m.cells.front().env.find(var::driver); it != m.cells.front().env.end())

@@ -16,6 +16,6 @@ namespace cuparity {
 
 /// The driver check's environment: the inherited one without any matrix-controlled variable,
 /// except the driver under test, the first cell's when the matrix chooses it.
-[[nodiscard]] std::map<std::string, std::string> driver_probe_environment(const matrix &m);
+[[nodiscard]] std::map<std::string, std::string> driver_check_environment(const matrix &m);
 
 } // namespace cuparity

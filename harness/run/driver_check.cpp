@@ -12,7 +12,7 @@ namespace cuparity {
 nlohmann::json check_driver(const matrix &m, std::string &error) {
   process_spec spec;
   spec.argv = {self_executable(), "env", "--json"};
-  spec.env = driver_probe_environment(m);
+  spec.env = driver_check_environment(m);
   spec.timeout = std::chrono::minutes(2);
   process_result r = run_process(spec);
   // A driver that opens but refuses its queries (cuInit, cuDeviceGetCount, ...) is what a

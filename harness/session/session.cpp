@@ -133,7 +133,7 @@ std::unique_ptr<session> session::open(const settings &s, const session_options 
     }
   }
   if (!chosen) {
-    probe_rules rules = probe_rules::numba();
+    suffix_rules rules = suffix_rules::numba();
     if (options.disable_pins)
       rules.pinned.clear();
     chosen = make_internal_backend(out->m_library, s.numba_ptds, std::move(rules));

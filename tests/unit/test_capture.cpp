@@ -1,6 +1,6 @@
 // `cuparity capture`: programs that bind the simulated driver the ways packages do, captured
 // through the audit library; the maps are checked exactly, then audited and run.
-#include "backends/internal/probe_rules.hpp"
+#include "backends/internal/suffix_rules.hpp"
 #include "harness/capture/capture_map.hpp"
 #include "harness/capture/map_audit.hpp"
 #include "harness/driver/entry.hpp"
@@ -401,7 +401,7 @@ std::string process_map(const std::string &name, bool older) {
   };
   for (const auto &e : all_entries()) {
     for (const bool ptds : {true, false})
-      for (const auto &c : probe_rules::numba().candidates(e.name, ptds))
+      for (const auto &c : suffix_rules::numba().candidates(e.name, ptds))
         if (lib->symbol(c.c_str())) {
           if (!ptds || is_per_thread_symbol(c))
             add(std::string(e.name), c, "proc", ptds ? 2 : 0);

@@ -177,7 +177,7 @@ TEST_CASE("cuparity audit --map: exit 0 passed, 1 failed, 2 for a bad map", "[ma
 
 // ---- the map backend: suites run through exactly what a package bound
 
-#include "backends/internal/probe_rules.hpp"
+#include "backends/internal/suffix_rules.hpp"
 #include "harness/driver/entry.hpp"
 
 namespace {
@@ -190,7 +190,7 @@ std::string full_map(const std::string &name, bool per_thread) {
   json entries = json::array();
   for (const auto &e : all_entries()) {
     std::string symbol;
-    for (const auto &c : probe_rules::numba().candidates(e.name, per_thread))
+    for (const auto &c : suffix_rules::numba().candidates(e.name, per_thread))
       if (lib->symbol(c.c_str())) {
         symbol = c;
         break;

@@ -40,7 +40,7 @@ ENTRIES_PATH = build_dir() / ENTRIES_RELATIVE
 
 # Functions the driver has under a bare name only as far as the packages are concerned: CUDA 13
 # added `_v2` functions with other signatures under these names, so Numba (and cuparity's
-# probe_rules) pin them to the bare symbol in both modes.
+# suffix_rules) pin them to the bare symbol in both modes.
 PINNED = ("cuCtxGetDevice", "cuCtxSynchronize")
 
 LEGACY_SUFFIXES = ("_v2", "")

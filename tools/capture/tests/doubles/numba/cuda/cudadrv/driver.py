@@ -5,7 +5,7 @@ in driver.initialization_error, and driver.lib is then missing), and _find_api(n
 first of the name's variants the library exports, or a Python stand-in that raises when called.
 The variants are numba's: `<name>_v2`, then `<name>`, with `_v2_ptds`, `_v2_ptsz`, `_ptds`, `_ptsz`
 first under NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM; cuCtxGetDevice and cuCtxSynchronize are pinned to
-the bare name in both modes (as cuparity's probe_rules pin them: CUDA 13's `_v2` functions of those
+the bare name in both modes (as cuparity's suffix_rules pin them: CUDA 13's `_v2` functions of those
 names have other signatures, docs/driver-facts.md#cuda-13-v2-functions).
 cuCtxCreate probes like any other name, so it lands on cuCtxCreate_v2.
 """

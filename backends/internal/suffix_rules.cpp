@@ -1,17 +1,17 @@
 // Numba's _find_api suffix order and pins.
-#include "backends/internal/probe_rules.hpp"
+#include "backends/internal/suffix_rules.hpp"
 
 #include <algorithm>
 
 namespace cuparity {
 
-probe_rules probe_rules::numba() {
-  return probe_rules{{"_v2_ptds", "_v2_ptsz", "_ptds", "_ptsz", "_v2", ""},
-                     {"_v2", ""},
-                     {"cuCtxGetDevice", "cuCtxSynchronize"}};
+suffix_rules suffix_rules::numba() {
+  return suffix_rules{{"_v2_ptds", "_v2_ptsz", "_ptds", "_ptsz", "_v2", ""},
+                      {"_v2", ""},
+                      {"cuCtxGetDevice", "cuCtxSynchronize"}};
 }
 
-std::vector<std::string> probe_rules::candidates(std::string_view base, bool ptds) const {
+std::vector<std::string> suffix_rules::candidates(std::string_view base, bool ptds) const {
   if (std::find(pinned.begin(), pinned.end(), base) != pinned.end())
     return {std::string(base)};
   std::vector<std::string> out;

@@ -1,5 +1,5 @@
 // The internal backend's probe order and pins, as data.
-#include "backends/internal/probe_rules.hpp"
+#include "backends/internal/suffix_rules.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -7,7 +7,7 @@ using namespace cuparity;
 using names = std::vector<std::string>;
 
 TEST_CASE("Numba's probe order with and without PTDS", "[probe]") {
-  auto r = probe_rules::numba();
+  auto r = suffix_rules::numba();
   CHECK(r.candidates("cuLaunchKernel", true) ==
         names{"cuLaunchKernel_v2_ptds", "cuLaunchKernel_v2_ptsz", "cuLaunchKernel_ptds",
               "cuLaunchKernel_ptsz", "cuLaunchKernel_v2", "cuLaunchKernel"});
@@ -15,7 +15,7 @@ TEST_CASE("Numba's probe order with and without PTDS", "[probe]") {
 }
 
 TEST_CASE("the pins bind the bare symbol in both modes", "[probe]") {
-  auto r = probe_rules::numba();
+  auto r = suffix_rules::numba();
   for (bool ptds : {false, true}) {
     CHECK(r.candidates("cuCtxGetDevice", ptds) == names{"cuCtxGetDevice"});
     CHECK(r.candidates("cuCtxSynchronize", ptds) == names{"cuCtxSynchronize"});

@@ -7,7 +7,7 @@
 
 namespace cuparity {
 
-struct probe_rules {
+struct suffix_rules {
   /// Suffixes tried in order with the per-thread default stream on / off.
   std::vector<std::string> ptds_suffixes;
   std::vector<std::string> legacy_suffixes;
@@ -18,7 +18,7 @@ struct probe_rules {
   /// otherwise _v2, ""; cuCtxGetDevice and cuCtxSynchronize are pinned to the bare name
   /// (numba-cuda PR #185/#223) because CUDA 13 added cuCtxGetDevice_v2(CUdevice*, CUcontext) and
   /// cuCtxSynchronize_v2(CUcontext): probing would call them with missing arguments.
-  static probe_rules numba();
+  static suffix_rules numba();
 
   /// The symbol names tried for `base`, in order.
   [[nodiscard]] std::vector<std::string> candidates(std::string_view base, bool ptds) const;
