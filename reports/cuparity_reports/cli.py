@@ -1,4 +1,5 @@
-"""Command line: `dashboard`, `compare`, `faults` and `history` (add, list, rebuild) subcommands (argparse).
+"""Command line: `dashboard`, `compare`, `faults`, `history` (add, list, rebuild, site) and `site`
+subcommands (argparse).
 
 Exit codes: 0 done (compare: no regression); 1 compare only: B regressed or the comparison is
 incomplete; 2 bad input, naming the file (and the member): a garbled, unreadable or special file
@@ -134,6 +135,27 @@ def _cmd_history_site(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_site(args: argparse.Namespace) -> int:
+    import time
+
+    from .committed_site import build_site, default_output, default_runs_dir
+
+    runs_dir = args.runs_dir or default_runs_dir()
+    output = args.output or default_output()
+    if runs_dir is None or output is None:
+        raise ReportInputError("site", "give --runs-dir and --output (the package is not running from the "
+                               "repository, so it has no reports/runs or build/ to default to)")
+    began = time.monotonic()
+    built = build_site(runs_dir, output, args.only or (), args.title)
+    for why in built.compare_errors:
+        print(f"{PROG}: not judged: {term(why)}", file=sys.stderr)
+    print(f"{PROG}: wrote {term(Path(output) / 'index.html')}: {built.summaries} summaries from {built.folders} "
+          f"folders of {term(runs_dir)}, {built.runs} runs on {built.lines} lines, {built.change_points} change "
+          f"points, {built.regressions} rows on regressions.html; a dashboard per run in runs/, its compare in "
+          f"compare/, the store in store/ ({time.monotonic() - began:.0f} s)")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description="Reports over cuparity runs: an HTML dashboard, "
                                 "run-vs-run comparison for CI, and a history store.",
@@ -224,6 +246,21 @@ def parser() -> argparse.ArgumentParser:
     hp.add_argument("--output", "-o", required=True, metavar="DIR", help="the site's folder (made if missing)")
     hp.add_argument("--title", help="page title")
     hp.set_defaults(func=_cmd_history_site)
+
+    st = sub.add_parser("site", help="build the history site and a dashboard per run from the committed runs",
+                        description="Adds every summary of the run folders (RUNS_DIR/<folder>/*summary*.json[.gz]) "
+                                    "to a fresh history store, OUTPUT/store, and writes its site into OUTPUT: "
+                                    "index.html, regressions.html, runs/<run>.html (each run's dashboard) and "
+                                    "compare/<run>.html (`cuparity compare` against the previous run of its line; "
+                                    "the binary is found as for `compare`). An earlier site in OUTPUT is replaced; "
+                                    "a folder holding anything else is refused.")
+    st.add_argument("--runs-dir", metavar="DIR", help="the run folders (default: the repository's reports/runs)")
+    st.add_argument("--output", "-o", metavar="DIR", help="the site's folder (default: $CUPARITY_BUILD_DIR/site, "
+                    "else the repository's build/site)")
+    st.add_argument("--only", action="append", metavar="GLOB", help="only the folders whose name matches "
+                    "(repeatable; e.g. '2026-12-03-*')")
+    st.add_argument("--title", help="page title")
+    st.set_defaults(func=_cmd_site)
     return p
 
 
