@@ -190,16 +190,17 @@ template <> inline constexpr const char *handle_type<CUevent> = "CUevent";
 template <> inline constexpr const char *handle_type<CUlinkState> = "CUlinkState";
 template <> inline constexpr const char *handle_type<CUdeviceptr> = "CUdeviceptr";
 
+template <class T> void append_handle(std::string &s, const T &value) {
+  if constexpr (handle_type<T> != nullptr)
+    s += (s.empty() ? "" : ", ") + handle_text(handle_type<T>, value);
+}
+
 /// "CUstream 0x5a, CUevent 0x7b" for a call's handle arguments; "" when it has none (or when
 /// describing them failed: this runs in noexcept clean-up calls too).
 template <class... Args> std::string handles_text(const Args &...args) noexcept {
   try {
     std::string s;
-    auto add = [&s](const char *type, auto value) {
-      if (type)
-        s += (s.empty() ? "" : ", ") + handle_text(type, value);
-    };
-    (add(handle_type<Args>, args), ...);
+    (append_handle(s, args), ...);
     return s;
   } catch (...) {
     return {};
