@@ -66,8 +66,9 @@ def test_the_matrix_is_the_first_argument_and_the_rest_go_to_cuparity_run(repo):
     [call] = run_calls(repo)
     assert call[:4] == ["run", "matrices/smoke.toml", "-j", "2"]
     assert call[-3:] == ["--resume", "--shard", "0/2"]
-    out = Path(call[call.index("--out") + 1])
-    assert out.parent == repo / "cuparity-results" and out.name.startswith("smoke-")
+    out = Path(call[call.index("--out") + 1])  # as the user would type it, from where they ran it
+    assert out.parent == Path("cuparity-results") and out.name.startswith("smoke-")
+    assert "scripts/run: cuparity-results/latest -> smoke-" in r.stderr
 
 
 def test_cuparity_matrix_still_chooses_when_no_argument_does(repo):
@@ -98,7 +99,7 @@ def test_latest_is_the_newest_run_and_the_next_step_compares_with_the_one_before
     r = run(repo, "matrices/smoke.toml", "--out", str(results / "second"))
     assert r.returncode == 0
     assert os.readlink(latest) == "second" and (latest / "summary.json").exists()
-    assert f"compare {results / 'first'} {results / 'second'}" in r.stderr
+    assert f"compare cuparity-results/first {results / 'second'}" in r.stderr
     assert not [p for p in results.iterdir() if p.name.startswith(".latest")]  # no temporary left
 
 

@@ -1,5 +1,5 @@
 """The docs stay true: docs/architecture.md's layer arrows are the DEPENDS lists of CMake, and every
-subcommand the CLI registers is in the docs and the README. Reads sources only; no build needed."""
+subcommand the CLI registers has its row in docs/commands.md. Reads sources only; no build needed."""
 
 from __future__ import annotations
 
@@ -94,12 +94,32 @@ def subcommands() -> set:
     return names
 
 
-def test_every_subcommand_is_in_the_docs_and_the_readme():
+def table_commands(text: str) -> list:
+    """Each `cuparity NAME` in the first column of a table row, in order."""
+    names = []
+    for line in text.splitlines():
+        if line.startswith("| `cuparity "):
+            first = line.strip().strip("|").split("|")[0]
+            names += re.findall(r"`cuparity ([a-z]+)`", first)
+    return names
+
+
+def test_every_subcommand_has_its_row_in_the_commands_page_and_the_architecture():
+    # docs/commands.md's table is the reference of subcommands: a row for each one the CLI
+    # registers, and none for one it does not; the README sends readers there.
     names = subcommands()
     assert {"run", "capture", "audit", "helper"} <= names
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    rows = table_commands((REPO / "docs" / "commands.md").read_text(encoding="utf-8"))
+    assert sorted(rows) == sorted(names), "docs/commands.md's table of subcommands"
+    assert "(docs/commands.md)" in (REPO / "README.md").read_text(encoding="utf-8")
     cli_row = next(l for l in ARCHITECTURE.read_text(encoding="utf-8").splitlines()
                    if l.startswith("| cli |"))
-    missing_readme = sorted(n for n in names if f"`cuparity {n}`" not in readme)
     missing_docs = sorted(n for n in names if f"`{n}`" not in cli_row)
-    assert missing_readme == [] and missing_docs == []
+    assert missing_docs == []
+
+
+def test_a_missing_or_unknown_subcommand_row_is_caught():
+    text = (REPO / "docs" / "commands.md").read_text(encoding="utf-8")
+    row = next(l for l in text.splitlines() if l.startswith("| `cuparity merge` |"))
+    assert "merge" not in table_commands(text.replace(row + "\n", ""))
+    assert "mrege" in table_commands(text.replace("| `cuparity merge` |", "| `cuparity mrege` |"))
