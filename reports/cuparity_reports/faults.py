@@ -11,7 +11,7 @@ from typing import Any
 
 from . import __version__
 from .json_input import REQUIRED, Obj, ReportInputError, describe
-from .reader import check_schema, read_json
+from .reader import check_schema, parse_json, read_run_bytes
 from .templating import render, stylesheet
 
 SCHEMA = "cuparity.faults"
@@ -19,8 +19,9 @@ SHOWN = 4  # catching cases shown per trial; the title holds them all
 
 
 def read_faults(path: str) -> dict[str, Any]:
-    """Reads and checks one faults.json; the view it gives is what the page shows."""
-    data = read_json(path)
+    """Reads and checks one faults.json (or a committed faults.json.gz, inflated as a run's files
+    are); the view it gives is what the page shows."""
+    data = parse_json(read_run_bytes(path), path)
     if not isinstance(data, dict):
         raise ReportInputError(path, f"expected a JSON object (cuparity.faults/1), got {describe(data, 40)}")
     check_schema(data.get("schema"), SCHEMA, path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import signal
 import sys
 from pathlib import Path
@@ -14,6 +15,25 @@ sys.path.insert(0, str(REPORTS))
 
 FIXTURES = REPORTS / "tests" / "fixtures"
 H200_RUN = REPORTS / "runs" / "2026-11-29-h200-e0713a5"
+
+
+def inflated(path: Path) -> bytes:
+    """A file's bytes, inflated where it is gzipped (reports/runs keeps its files so)."""
+    data = path.read_bytes()
+    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+
+
+def summary_file(run_dir: Path) -> Path:
+    """A run folder's summary.json, or its summary.json.gz (a committed run)."""
+    plain = run_dir / "summary.json"
+    return plain if plain.exists() else run_dir / "summary.json.gz"
+
+
+def summary_of(path: Path) -> dict:
+    """The summary of a run folder or summary file, gzipped or not, as JSON."""
+    import json
+
+    return json.loads(inflated(summary_file(path) if path.is_dir() else path))
 
 
 @pytest.fixture

@@ -19,19 +19,21 @@ from typing import Any
 
 import pytest
 
-from conftest import FIXTURES, REPORTS
+from conftest import FIXTURES, REPORTS, summary_file, summary_of
 from cuparity_reports.dashboard import build
 from cuparity_reports.formatting import json_value
 from cuparity_reports.reader import load_run
 
 SCRIPT = REPORTS.parent / "scripts" / "report"
-# A folder's summary.json may be a link naming one of its summaries: each file is checked once.
-COMMITTED = sorted(p for p in (REPORTS / "runs").glob("*/*summary*.json") if not p.is_symlink())
+# Each committed folder's leading summary (summary.json[.gz], or the one its link names), as stored
+# (gzipped): every vintage of the summary, one per folder; test_committed_runs.py reads every one.
+COMMITTED = sorted({summary_file(p).resolve() for p in (REPORTS / "runs").iterdir()
+                    if p.is_dir() and summary_file(p).exists()})
 FIXTURE_SUMMARIES = sorted(FIXTURES.glob("*/summary.json")) + [FIXTURES / "h200-trimmed.summary.json"]
 
 
 def started(path: Path) -> tuple[str, str]:
-    return (json.loads(path.read_text()).get("started", ""), str(path))
+    return (summary_of(path).get("started", ""), str(path))
 
 
 # Committed runs next to each other in time, then fixture pairs that exercise every part.
@@ -227,7 +229,7 @@ def check_changes(page: Page, summary: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("path", COMMITTED + FIXTURE_SUMMARIES, ids=name)
 def test_dashboard_shows_the_runners_verdicts(path: Path) -> None:
-    summary = json.loads(path.read_text())
+    summary = summary_of(path)
     page = dashboard(path)
     assert page.verdict.strip() == summary["verdict"]
     assert page.verdict_class == f"v-{summary['verdict']}"  # each of the judge's words has its badge
@@ -297,8 +299,7 @@ def test_report_compare_shows_what_cuparity_compare_judged(a: Path, b: Path, cup
     assert text.returncode == data["exit_code"], text.stderr
     lines = text.stdout.splitlines()
     for label, run, path in (("A", data["a"], a), ("B", data["b"], b)):
-        summary = path / "summary.json" if path.is_dir() else path
-        assert run["verdict"] == json.loads(summary.read_text())["verdict"]
+        assert run["verdict"] == summary_of(path)["verdict"]
         assert any(l.startswith(f"{label}: ") and f"({run['verdict']}" in l for l in lines)
     assert [(r[0], r[1], r[2]) for r in table_rows(lines, "change ")] == sorted(
         [(o["change"], o["cell"], o["case"]) for o in data["outcomes"]],

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, REPORTS
 from cuparity_reports.cli import main
 
 FAULTS = FIXTURES / "faults-sim.json"
@@ -57,3 +57,18 @@ def test_garbled_input_is_exit_2_naming_the_member(tmp_path: Path, capsys: pytes
     err = capsys.readouterr().err
     assert str(src) in err and member in err
     assert not (tmp_path / "x.html").exists()
+
+
+COMMITTED_FAULTS = sorted((REPORTS / "runs").glob("*/faults.json*"))
+
+
+@pytest.mark.parametrize("src", COMMITTED_FAULTS, ids=lambda p: p.parent.name)
+def test_committed_fault_runs_render_as_stored(tmp_path: Path, src: Path) -> None:
+    """reports/runs keeps faults.json gzipped: the page reads it as stored, with its totals."""
+    out = tmp_path / "faults.html"
+    assert main(["faults", str(src), "--output", str(out)]) == 0
+    assert 'id="faults-totals"' in out.read_text()
+
+
+def test_some_fault_runs_are_committed() -> None:
+    assert len(COMMITTED_FAULTS) >= 2

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, H200_RUN, REPORTS
+from conftest import FIXTURES, H200_RUN, REPORTS, summary_of
 from cuparity_reports.changepoints import MIN_POINTS, change_points
 from cuparity_reports.cli import main
 from cuparity_reports.reader import load_run
@@ -28,7 +28,7 @@ def site_data(site: Path) -> dict:
 def make_history(tmp_path: Path, hostile: str = "") -> Path:
     """Eight H200 default-matrix runs: the wall drops from ~77 s to ~37 s at the fifth; the driver
     release changes at the seventh; the third is a failed run. Plus a latency run on its own line."""
-    base = json.loads((H200_RUN / "summary.json").read_text())
+    base = summary_of(H200_RUN)
     store = tmp_path / "store"
     for i, wall in enumerate(WALLS):
         s = copy.deepcopy(base)

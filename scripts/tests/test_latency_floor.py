@@ -3,6 +3,7 @@ probe processes are matched to their cells, and the errors of --table."""
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import subprocess
@@ -117,3 +118,32 @@ def test_a_shim_log_with_broken_lines_keeps_the_good_ones(tmp_path, capsys):
     (kept,) = module.shim_digest(str(log))
     assert kept["cell"][0] == "1" and kept["loops_per_ns"] == 2.5 and kept["loop_calls"] == 10
     assert "2 of 4 lines are no process's record" in capsys.readouterr().err
+
+
+def test_table_reads_a_gzipped_runs_file_and_names_a_cut_one(tmp_path):
+    """Committed runs keep runs.jsonl gzipped (reports/runs/*/runs.jsonl.gz): --table reads them as stored."""
+    import gzip
+    cell = ["0", "0", "0", "none"]
+    run = {"run": 1, "wall_s": 100.0, "exit_code": 0, "floors": [],
+           "paired": [{"probe": "launch.empty_kernel", "own": "internal", "ratio": 1.0,
+                       "verdict": "same", "fault": "none", "ptds": False, "cell_key": cell}]}
+    packed = tmp_path / "runs.jsonl.gz"
+    packed.write_bytes(gzip.compress((json.dumps(run) + "\n").encode()))
+    r = subprocess.run([sys.executable, SCRIPT, "--table", str(packed)], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(packed.read_bytes()[:-12])
+    r = subprocess.run([sys.executable, SCRIPT, "--table", str(cut)], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and r.stderr.startswith(f"latency-floor --table: {cut}: "), r.stderr
+
+
+def test_table_reads_every_committed_runs_file():
+    committed = sorted(glob.glob(os.path.join(ROOT, "reports", "runs", "*", "**", "runs*.jsonl*"),
+                                 recursive=True))
+    assert committed
+    for path in committed:
+        r = subprocess.run([sys.executable, SCRIPT, "--table", path], capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 0 and "launch.empty_kernel" in r.stdout, (path, r.stderr)
