@@ -10,7 +10,7 @@
 #   share/cuparity/matrices/             the shipped matrices, with baselines/
 #   share/doc/cuparity/                  README.md and docs/
 #
-# and, component `development` (cuparity as a library: README, "Your own cases and probes"):
+# and, component `development` (cuparity as a library: docs/install.md, "Your own cases and probes"):
 #
 #   include/cuparity/harness/...         every exported layer's headers, at their repository paths
 #   include/cuparity/backends/internal/  (so "harness/framework/case_registry.hpp" works as in-tree)
