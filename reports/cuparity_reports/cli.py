@@ -4,9 +4,12 @@ subcommands (argparse).
 Exit codes: 0 done (compare: no regression); 1 compare only: B regressed or the comparison is
 incomplete; 2 bad input, naming the file (and the member): a garbled, unreadable or special file
 (FIFO, device, directory) given as input, a summary `cuparity compare` would refuse, a damaged
-history index, or an output that cannot be written or is not a regular file or is one of the
-inputs; 130 interrupted; 70 a bug in these reports, with its traceback. Text from an input is
-printed with its control characters escaped (formatting.terminal_text).
+history index, an empty path, or an output that cannot be written or is not a regular file or is
+one of the inputs or lies behind a link in the history store; 3 a write the environment refused
+(a full device, stdout included: `stdout: No space left on device`); 130 interrupted; 70 a bug in
+these reports, with its traceback. Every line goes out through output.say (stdout) or
+output.warn (stderr), and stdout is flushed and closed before the exit code is returned. Text from
+an input is printed with its control characters escaped (formatting.terminal_text).
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from typing import Sequence
 from . import __version__
 from .formatting import terminal_text as term
 from .json_input import ReportInputError
-from .output import check_target, write_atomically
+from .output import (ReportEnvironmentError, check_target, discard_stdout, finish_stdout, say, warn,
+                     write_atomically, write_stdout)
 from .reader import Run, load_run
 
 PROG = "cuparity-report"
@@ -46,8 +50,8 @@ def _cmd_dashboard(args: argparse.Namespace) -> int:
 
         line = line_of(run_keys(max(runs, key=lambda r: r.started)))
         kept = [r for r in history if line_of(run_keys(r)) == line]
-        print(f"{PROG}: history: {len(kept)} of {len(history)} stored runs, those of this run's line "
-              f"({term(line)}; --all-lines for every one)", file=sys.stderr)
+        warn(f"{PROG}: history: {len(kept)} of {len(history)} stored runs, those of this run's line "
+             f"({term(line)}; --all-lines for every one)")
         history = kept
     inputs = [f for r in [*runs, *history] for f in _run_files(r)]
     inputs += [str(index_path(args.history))] if args.history else []
@@ -55,7 +59,7 @@ def _cmd_dashboard(args: argparse.Namespace) -> int:
     check_target(out, inputs)  # before the work: the page goes to a regular file, never over an input
     page = build(runs, history, args.title)
     write_atomically(out, page, inputs)
-    print(f"{PROG}: wrote {term(out)} ({len(page.encode('utf-8')) // 1024} KiB)")
+    say(f"{PROG}: wrote {term(out)} ({len(page.encode('utf-8')) // 1024} KiB)")
     return 0
 
 
@@ -75,7 +79,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
                 options += [flag, str(value)]
         data = run_compare(args.a, args.b, options)
     # Both read every member they show; check_compare already rendered it once, so neither fails here.
-    sys.stdout.write(render_json(data) if args.json else render_text(data))
+    write_stdout(render_json(data) if args.json else render_text(data))
     return exit_code(data)
 
 
@@ -87,7 +91,7 @@ def _cmd_faults(args: argparse.Namespace) -> int:
     check_target(out, [args.faults])
     page = render_faults(view, str(args.faults), args.title)
     write_atomically(out, page, [args.faults])
-    print(f"{PROG}: wrote {term(out)}: {len(view['missed'])} of {len(view['trials'])} trials not caught")
+    say(f"{PROG}: wrote {term(out)}: {len(view['missed'])} of {len(view['trials'])} trials not caught")
     return 0
 
 
@@ -97,7 +101,7 @@ def _cmd_history_add(args: argparse.Namespace) -> int:
     for run in args.runs:
         key, what = add(run, args.store)
         why = " (its stored copy was missing or altered; copied again from the run given)" if what == RESTORED else ""
-        print(f"{PROG}: {what}: {term(Path(args.store) / key)}{why}")
+        say(f"{PROG}: {what}: {term(Path(args.store) / key)}{why}")
     return 0
 
 
@@ -106,8 +110,8 @@ def _cmd_history_list(args: argparse.Namespace) -> int:
 
     if not Path(args.store).is_dir():
         raise ReportInputError(args.store, "no such history store")
-    sys.stdout.write(render_list(args.store, {k: getattr(args, k) for k in ("matrix", "gpu", "driver", "host")
-                                              if getattr(args, k)}))
+    write_stdout(render_list(args.store, {k: getattr(args, k) for k in ("matrix", "gpu", "driver", "host")
+                                          if getattr(args, k)}))
     return 0
 
 
@@ -116,11 +120,11 @@ def _cmd_history_rebuild(args: argparse.Namespace) -> int:
 
     done = rebuild(args.store)
     for path, why in done.left_out:
-        print(f"{PROG}: left out {term(path)}: {term(why)}", file=sys.stderr)
+        warn(f"{PROG}: left out {term(path)}: {term(why)}")
     if done.aside is not None:
-        print(f"{PROG}: kept the old index as {term(done.aside)}")
+        say(f"{PROG}: kept the old index as {term(done.aside)}")
     left = f" ({len(done.left_out)} files left out, named above)" if done.left_out else ""
-    print(f"{PROG}: rebuilt {term(index_path(args.store))}: {done.runs} run{'' if done.runs == 1 else 's'}{left}")
+    say(f"{PROG}: rebuilt {term(index_path(args.store))}: {done.runs} run{'' if done.runs == 1 else 's'}{left}")
     return 0
 
 
@@ -129,8 +133,8 @@ def _cmd_history_site(args: argparse.Namespace) -> int:
 
     site = write_site(args.store, args.output, args.title)
     for why in site.compare_errors:
-        print(f"{PROG}: not judged: {term(why)}", file=sys.stderr)
-    print(f"{PROG}: wrote {term(Path(args.output) / 'index.html')}: {site.runs} runs on {site.lines} lines, "
+        warn(f"{PROG}: not judged: {term(why)}")
+    say(f"{PROG}: wrote {term(Path(args.output) / 'index.html')}: {site.runs} runs on {site.lines} lines, "
           f"{site.change_points} change points, {site.regressions} rows on regressions.html")
     return 0
 
@@ -148,16 +152,37 @@ def _cmd_site(args: argparse.Namespace) -> int:
     began = time.monotonic()
     built = build_site(runs_dir, output, args.only or (), args.title)
     for why in built.compare_errors:
-        print(f"{PROG}: not judged: {term(why)}", file=sys.stderr)
-    print(f"{PROG}: wrote {term(Path(output) / 'index.html')}: {built.summaries} summaries from {built.folders} "
+        warn(f"{PROG}: not judged: {term(why)}")
+    say(f"{PROG}: wrote {term(Path(output) / 'index.html')}: {built.summaries} summaries from {built.folders} "
           f"folders of {term(runs_dir)}, {built.runs} runs on {built.lines} lines, {built.change_points} change "
           f"points, {built.regressions} rows on regressions.html; a dashboard per run in runs/, its compare in "
           f"compare/, the store in store/ ({time.monotonic() - began:.0f} s)")
     return 0
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, but its help, version and usage text are written as every other line is: a
+    failed write to stdout is a ReportEnvironmentError (argparse itself drops it and exits 0)."""
+
+    def _print_message(self, message: str, file=None) -> None:  # noqa: ANN001 - argparse's signature
+        if not message:
+            return
+        if file is None or file is sys.stdout:
+            write_stdout(message)
+        else:
+            warn(message.rstrip("\n"))
+
+
+def path_arg(text: str) -> str:
+    """A path option or argument: the empty string names no file (Path('') is the current folder,
+    where a store or page would silently go), so it is bad input, as `cuparity merge --out ''` is."""
+    if text == "":
+        raise argparse.ArgumentTypeError("an empty path; name the file or folder")
+    return text
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=PROG, description="Reports over cuparity runs: an HTML dashboard, "
+    p = Parser(prog=PROG, description="Reports over cuparity runs: an HTML dashboard, "
                                 "run-vs-run comparison for CI, and a history store.",
                                 epilog="Inputs are checked with the C++ reader's rules: a summary `cuparity "
                                 "compare` refuses (NaN, an unknown outcome or verdict, a lone surrogate, ...), "
@@ -165,18 +190,19 @@ def parser() -> argparse.ArgumentParser:
                                 "files, 64 MiB for others) is bad input. An output must be a regular file or new, "
                                 "never a link, device, FIFO or one of the inputs; it is written whole or not at "
                                 "all. Exit codes: 0 done, 1 compare: regressed or incomplete, 2 bad input (the "
-                                "message names the file), 70 a bug in the reports.")
+                                "message names the file; an empty path too), 3 a write the environment refused "
+                                "(a full device, stdout included), 70 a bug in the reports.")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     d = sub.add_parser("dashboard", help="write one self-contained HTML dashboard",
                        description="The newest run is shown in detail; every run given (and --history) "
                                    "forms the history section.")
-    d.add_argument("runs", nargs="+", metavar="RUN_DIR_OR_SUMMARY")
-    d.add_argument("--output", "-o", required=True, metavar="FILE.html",
+    d.add_argument("runs", nargs="+", metavar="RUN_DIR_OR_SUMMARY", type=path_arg)
+    d.add_argument("--output", "-o", required=True, metavar="FILE.html", type=path_arg,
                    help="the page to write: a new file or a regular one to replace (not a link, device, FIFO "
                         "or one of the inputs)")
-    d.add_argument("--history", metavar="DIR", help="a history store (see `history add`): its runs of the "
+    d.add_argument("--history", metavar="DIR", type=path_arg, help="a history store (see `history add`): its runs of the "
                    "same matrix on the same GPU model and count as the newest run given")
     d.add_argument("--all-lines", action="store_true", help="with --history: every stored run, whatever its "
                    "matrix and GPU")
@@ -190,17 +216,17 @@ def parser() -> argparse.ArgumentParser:
                                    "codes: 0 no regression, 1 B regressed (an outcome regression, a new divergence or "
                                    "a latency series 'slower') or the comparison is incomplete (a run is "
                                    "incomplete, B lacks pairs of A), 2 bad input or no binary.")
-    c.add_argument("a", metavar="A", nargs="?", help="run directory or summary.json")
-    c.add_argument("b", metavar="B", nargs="?", help="run directory or summary.json")
-    c.add_argument("--from", dest="from_file", metavar="FILE", help="a cuparity.compare/1 file to render")
+    c.add_argument("a", metavar="A", nargs="?", type=path_arg, help="run directory or summary.json")
+    c.add_argument("b", metavar="B", nargs="?", type=path_arg, help="run directory or summary.json")
+    c.add_argument("--from", dest="from_file", metavar="FILE", type=path_arg, help="a cuparity.compare/1 file to render")
     c.add_argument("--json", action="store_true", help="print the judge's JSON")
     c.add_argument("--threshold", type=float, help="relative latency threshold (passed to cuparity compare)")
-    c.add_argument("--matrix", help="judge latency by this matrix's [latency] settings (passed to cuparity compare)")
+    c.add_argument("--matrix", type=path_arg, help="judge latency by this matrix's [latency] settings (passed to cuparity compare)")
     c.set_defaults(func=_cmd_compare)
 
     f = sub.add_parser("faults", help="write the fault coverage page of `cuparity faults` (faults.json)")
-    f.add_argument("faults", metavar="FAULTS_JSON")
-    f.add_argument("--output", "-o", required=True, metavar="FILE.html",
+    f.add_argument("faults", metavar="FAULTS_JSON", type=path_arg)
+    f.add_argument("--output", "-o", required=True, metavar="FILE.html", type=path_arg,
                    help="the page to write: a new file or a regular one to replace (as dashboard --output)")
     f.add_argument("--title", help="page title")
     f.set_defaults(func=_cmd_faults)
@@ -216,11 +242,11 @@ def parser() -> argparse.ArgumentParser:
                                    "already indexed is not stored twice: its stored copy is checked against the "
                                    "digest the index records, and when that copy is missing or altered it is "
                                    "restored from the run given (the same bytes), so no stored run is lost.")
-    ha.add_argument("runs", nargs="+", metavar="RUN_DIR")
-    ha.add_argument("--store", required=True, metavar="DIR")
+    ha.add_argument("runs", nargs="+", metavar="RUN_DIR", type=path_arg)
+    ha.add_argument("--store", required=True, metavar="DIR", type=path_arg)
     ha.set_defaults(func=_cmd_history_add)
     hl = hs.add_parser("list", help="list the stored runs, oldest first")
-    hl.add_argument("--store", required=True, metavar="DIR")
+    hl.add_argument("--store", required=True, metavar="DIR", type=path_arg)
     hl.add_argument("--matrix", help="only runs of this matrix (its name)")
     hl.add_argument("--gpu", help="only runs whose GPU name contains this text")
     hl.add_argument("--driver", help="only runs of this driver release (or CUDA API version, older runs)")
@@ -233,7 +259,7 @@ def parser() -> argparse.ArgumentParser:
                                    "sound), never deleted. A file that cannot be indexed (garbled, a link, a copy "
                                    "of another run) is left out and named on stderr, never changed; the exit code "
                                    "is 0 once the index is written.")
-    hr.add_argument("--store", required=True, metavar="DIR")
+    hr.add_argument("--store", required=True, metavar="DIR", type=path_arg)
     hr.set_defaults(func=_cmd_history_rebuild)
     hp = hs.add_parser("site", help="write the history site: trends, regressions, each run and its compare",
                        description="Writes OUTPUT/index.html (interactive trends, self-contained: plotly.js "
@@ -242,8 +268,8 @@ def parser() -> argparse.ArgumentParser:
                                    "OUTPUT/compare/<run>.html (`cuparity compare` of each run against the previous "
                                    "run of its line: the binary must be found as for `compare`). A pair the judge "
                                    "refuses is named on stderr and its page says why; the site is still written.")
-    hp.add_argument("--store", required=True, metavar="DIR")
-    hp.add_argument("--output", "-o", required=True, metavar="DIR", help="the site's folder (made if missing)")
+    hp.add_argument("--store", required=True, metavar="DIR", type=path_arg)
+    hp.add_argument("--output", "-o", required=True, metavar="DIR", type=path_arg, help="the site's folder (made if missing)")
     hp.add_argument("--title", help="page title")
     hp.set_defaults(func=_cmd_history_site)
 
@@ -254,8 +280,8 @@ def parser() -> argparse.ArgumentParser:
                                     "compare/<run>.html (`cuparity compare` against the previous run of its line; "
                                     "the binary is found as for `compare`). An earlier site in OUTPUT is replaced; "
                                     "a folder holding anything else is refused.")
-    st.add_argument("--runs-dir", metavar="DIR", help="the run folders (default: the repository's reports/runs)")
-    st.add_argument("--output", "-o", metavar="DIR", help="the site's folder (default: $CUPARITY_BUILD_DIR/site, "
+    st.add_argument("--runs-dir", metavar="DIR", type=path_arg, help="the run folders (default: the repository's reports/runs)")
+    st.add_argument("--output", "-o", metavar="DIR", type=path_arg, help="the site's folder (default: $CUPARITY_BUILD_DIR/site, "
                     "else the repository's build/site)")
     st.add_argument("--only", action="append", metavar="GLOB", help="only the folders whose name matches "
                     "(repeatable; e.g. '2026-12-03-*')")
@@ -265,26 +291,40 @@ def parser() -> argparse.ArgumentParser:
 
 
 # Exit codes: 0 done (compare: no regression), 1 compare: B regressed or incomplete, and nothing else; 2 bad input
-# (a garbled or unreadable file, a place that cannot be written: the message names it); 130
-# interrupted; 70 (EX_SOFTWARE) a bug in these reports, with its traceback, never mistaken for 1.
+# (a garbled or unreadable file, a place that cannot be written: the message names it); 3 a write the
+# environment refused (a full device, stdout included); 130 interrupted; 70 (EX_SOFTWARE) a bug in these
+# reports, with its traceback, never mistaken for 1.
 EXIT_BAD_INPUT = 2
+EXIT_ENVIRONMENT = 3
 EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+def _run(argv: Sequence[str] | None) -> int:
     try:
-        return int(args.func(args))
+        args = parser().parse_args(argv)
+    except SystemExit as e:  # --help, --version (0) or a usage error (2), its text written
+        return e.code if isinstance(e.code, int) else EXIT_BAD_INPUT
+    return int(args.func(args))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line (`argv`, else this process's, whose stdout is then closed at the end)."""
+    try:
+        code = _run(argv)
+        finish_stdout(close=argv is None)  # the last lines may still be buffered: a failure is exit 3 too
+        return code
     except ReportInputError as e:
-        print(f"{PROG}: error: {term(e)}", file=sys.stderr)
+        warn(f"{PROG}: error: {term(e)}")
         return EXIT_BAD_INPUT
-    except BrokenPipeError:
-        return 0
+    except ReportEnvironmentError as e:
+        if e.where == "stdout":
+            discard_stdout()
+        warn(f"{PROG}: error: {term(e)}")
+        return EXIT_ENVIRONMENT
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except Exception:  # noqa: BLE001 - a bug must not exit 1, which means "regressed"
         traceback.print_exc()
-        print(f"{PROG}: internal error (a bug in cuparity_reports, not a verdict); exit {EXIT_INTERNAL}",
-              file=sys.stderr)
+        warn(f"{PROG}: internal error (a bug in cuparity_reports, not a verdict); exit {EXIT_INTERNAL}")
         return EXIT_INTERNAL

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .json_input import ReportInputError
+from .output import write_atomically, write_failure
 
 MARKER = ".cuparity-site"
 REPO = Path(__file__).resolve().parents[2]  # the repository, when the package runs from its source tree
@@ -80,8 +81,14 @@ def _fresh_output(out: Path) -> None:
         if not (out / MARKER).is_file():
             raise ReportInputError(out, f"holds files that are not an earlier site (no {MARKER}): "
                                         "name a new or empty folder")
-        shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True)
+        try:
+            shutil.rmtree(out)
+        except OSError as e:
+            raise write_failure(e.filename or out, e, "cannot remove the earlier site") from None
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise write_failure(out, e, "cannot create the folder") from None
 
 
 def build_site(runs_dir: str | os.PathLike[str], output: str | os.PathLike[str], only: Sequence[str] = (),
@@ -93,7 +100,7 @@ def build_site(runs_dir: str | os.PathLike[str], output: str | os.PathLike[str],
     summaries = committed_summaries(runs_dir, only)
     out = Path(output)
     _fresh_output(out)
-    (out / MARKER).write_text("written by `cuparity-report site`; the next build replaces this folder\n")
+    write_atomically(out / MARKER, "written by `cuparity-report site`; the next build replaces this folder\n")
     store = out / "store"
     for summary in summaries:
         add(summary, store)

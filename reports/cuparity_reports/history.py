@@ -6,7 +6,8 @@ per run with the sha256 of its file. `add` copies runs in (and restores a stored
 missing or was altered, from the run given); `list` and the dashboard read the index. A damaged
 index is refused, never read as empty and rewritten; `rebuild` makes a new one from the stored
 files and keeps the old one aside as index.json.damaged-<time> (index.json.previous-<time> when it
-was sound). Nothing here deletes a file.
+was sound). Nothing here deletes a file, and nothing is written through a symbolic link inside
+the store (a linked folder is refused, naming it: output.write_inside).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any, Iterator, Sequence
 
 from .formatting import terminal_text as term
 from .json_input import REQUIRED, Obj, ReportInputError, describe
-from .output import write_atomically
+from .output import ReportEnvironmentError, write_failure, write_inside
 from .reader import MAX_RUN_BYTES, Run, kind_of, load_run, read_bytes, read_json, read_run_bytes, read_summary
 
 INDEX = "index.json"
@@ -137,8 +138,8 @@ def _index_entries(path: Path) -> list[Obj]:
 
 def _write_index(store: Path, entries: list[dict[str, Any]], inputs: Sequence[str] = ()) -> None:
     entries = sorted(entries, key=lambda e: (e.get("started") or "", e["key"]))
-    write_atomically(index_path(store), json.dumps({"schema": INDEX_SCHEMA, "runs": entries}, indent=1,
-                                                   sort_keys=True) + "\n", inputs)
+    write_inside(store, INDEX, json.dumps({"schema": INDEX_SCHEMA, "runs": entries}, indent=1,
+                                          sort_keys=True) + "\n", inputs)
 
 
 def _file_digest(path: Path) -> str | None:
@@ -187,10 +188,10 @@ def add(run_path: str | os.PathLike[str], store: str | os.PathLike[str]) -> tupl
             if _file_digest(root / key) == run.digest:
                 return key, ALREADY_STORED
             # A stored file that is a FIFO or a folder is refused here, never replaced.
-            write_atomically(root / key, data, [run.source])
+            write_inside(root, key, data, [run.source])
             return key, RESTORED
     key = run_key(run)
-    write_atomically(root / key, data, [run.source])
+    write_inside(root, key, data, [run.source])  # never through a link in the store
     kept = [e.value for e in entries if e.string("key") != key]
     kept.append(index_entry(key, run))
     _write_index(root, kept, [run.source])
@@ -266,7 +267,7 @@ def _set_aside(root: Path) -> Path | None:
     try:
         os.rename(index, aside)
     except OSError as e:
-        raise ReportInputError(index, f"cannot keep it aside as {aside.name}: {e.strerror or e}") from None
+        raise write_failure(index, e, f"cannot keep it aside as {aside.name}") from None
     return aside
 
 
@@ -298,9 +299,10 @@ def rebuild(store: str | os.PathLike[str]) -> Rebuilt:
     done.aside = _set_aside(root)
     try:
         _write_index(root, indexed)
-    except ReportInputError as e:
+    except (ReportInputError, ReportEnvironmentError) as e:
         kept = f"; the old index is kept as {done.aside}" if done.aside else ""
-        raise ReportInputError(e.path, f"{e.detail}{kept}") from None
+        where = e.path if isinstance(e, ReportInputError) else e.where
+        raise type(e)(where, f"{e.detail}{kept}") from None
     done.runs = len(indexed)
     return done
 

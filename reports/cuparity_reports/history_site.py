@@ -223,8 +223,7 @@ def _filters(points: Sequence[Point]) -> list[dict[str, Any]]:
 
 
 def _write(path: Path, text: str, inputs: Sequence[str]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(path, text, inputs)
+    write_atomically(path, text, inputs)  # which makes the folders
 
 
 def _compare_page(p: Point, prev: Point, c: dict[str, Any]) -> str:

@@ -368,7 +368,7 @@ def test_output_under_a_file_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFix
 def test_a_failed_write_leaves_no_tmp_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     """Permissions do not stop root, so the rename is made to fail as an unwritable place would."""
-    def refuse(src: Any, dst: Any) -> None:
+    def refuse(src: Any, dst: Any, **_: Any) -> None:  # the store renames inside an open folder (dir_fd)
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(output.os, "replace", refuse)
