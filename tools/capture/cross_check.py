@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Field-by-field check of a package capture (binding_map/1, cuparity_capture.py) against the
 universal capture of the same process (binding_map/2, `cuparity capture -- python3
-cuparity_capture.py ...`): every function the package holds a pointer for must appear among what
-that process bound, with the same symbol in the same library.
+cuparity_capture.py ...`, whose child process with --child-fd imports the package): every function
+the package holds a pointer for must appear among what that process bound, with the same symbol in
+the same library.
 
     python3 tools/capture/cross_check.py PACKAGE_MAP PROCESS_MAP
 
@@ -30,10 +31,15 @@ def real(path):
 
 
 def capture_process(process_map):
-    """The pid of the process that ran cuparity_capture.py (the map's first such process)."""
-    for p in process_map["processes"]:
-        if any(a.endswith("cuparity_capture.py") for a in p["argv"]):
+    """The pid of the process that imported the package: cuparity_capture.py runs it in a child
+    of its own (argv with --child-fd); a map of an older capture has only the one process."""
+    ran_script = [p for p in process_map["processes"]
+                  if any(a.endswith("cuparity_capture.py") for a in p["argv"])]
+    for p in ran_script:
+        if "--child-fd" in p["argv"]:
             return p["pid"]
+    if ran_script:
+        return ran_script[0]["pid"]
     return process_map["processes"][0]["pid"] if process_map["processes"] else None
 
 

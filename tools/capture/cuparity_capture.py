@@ -5,17 +5,23 @@
 
 Run it with the Python that holds the package and under the environment to be audited (the
 per-thread default stream variables are read by the package, not by this script). It imports the
-package in this process, asks it for the function pointers it resolved, names each pointer with
-dladdr(3), and writes a versioned binding map (schema "cuparity.binding_map/1", described in
-tools/capture/README.md) for `cuparity audit --map FILE`. A package that fails to import or to
-load the driver is a result too: the map is written with status "import_failed" or
-"load_failed", the exception as "<Type>: <message>" and no entries.
+package in a child Python of its own (the same interpreter and flags, the same environment), asks
+it for the function pointers it resolved, names each pointer with dladdr(3), and writes a versioned
+binding map (schema "cuparity.binding_map/1", described in tools/capture/README.md) for
+`cuparity audit --map FILE`. A package that fails to import or to load the driver is recorded too:
+the map is written with status "import_failed" or "load_failed", the exception as
+"<Type>: <message>" (or how the package ended its process: "package exited during import (exit
+status 0)", "package was killed by signal 9 (SIGKILL) while binding the driver") and no entries.
+An old map at --out is removed before the package runs, so it is never left to pass for this run's.
 
-Exit status: 0 when a map was written, whatever its status; 2 for bad usage or an --out that
-cannot be written (the message names the path): its folder is missing or not writable, or it
-exists and is not a regular file (a directory, a device node such as /dev/null, a FIFO, a socket,
-or a symbolic link, even one to a regular file: the rename would put a regular file in its place);
-1 for a fault of this script itself.
+Exit status: 0 when a map with entries was written; 1 when nothing was captured (the package is
+missing, failed to import or to load the driver, ended its process, or bound no function: a map
+saying why is written, and the message names the package and the error) or for a fault of this
+script; 2 for bad usage or an --out that cannot be written (the message names the path): its
+folder is missing or not writable, or it exists and is not a regular file (a directory, a device
+node such as /dev/null, a FIFO, a socket, or a symbolic link, even one to a regular file: the
+rename would put a regular file in its place); 3 when a write fails (the map on --out, e.g. a full
+device, the old map's removal, standard output or error); 130 when interrupted (no map written).
 
 The map is valid UTF-8 JSON, which `cuparity audit` reads: text that holds bytes that are not UTF-8
 (an environment variable such as CUDA_VISIBLE_DEVICES=$'0\\xff', a library path) has each such
@@ -40,7 +46,9 @@ import json
 import os
 import platform
 import re
+import signal
 import stat
+import subprocess
 import sys
 import tempfile
 
@@ -249,7 +257,7 @@ def _package_info(kind, module_name, distributions, module):
 def _import(name):
     try:
         return importlib.import_module(name)
-    except (Exception, SystemExit) as e:
+    except BaseException as e:  # SystemExit and KeyboardInterrupt raised by the package too
         raise CaptureFailed("import_failed", describe_exception(e)) from e
 
 
@@ -269,7 +277,7 @@ def _cuda_bindings_table_function():
     for name in CUDA_BINDINGS_TABLE_MODULES:
         try:
             module = importlib.import_module(name)
-        except (Exception, SystemExit) as e:
+        except BaseException as e:
             if _is_missing(e, name):
                 first_error = first_error or e
                 continue
@@ -286,7 +294,9 @@ def _cuda_bindings_table_function():
 def _capture_cuda_bindings(state):
     top = _import("cuda.bindings")
     state["package"] = _package_info("cuda.bindings", "cuda.bindings", CUDA_BINDINGS_DISTRIBUTIONS, top)
+    _note(state, "import")
     inspect = _cuda_bindings_table_function()
+    _note(state, "bind")
     try:
         # Binds the driver on first use (cuPythonInit): dlopen, cuGetProcAddress per function,
         # _ptds/_ptsz variants when CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM says so.
@@ -295,7 +305,7 @@ def _capture_cuda_bindings(state):
             raise TypeError(f"_inspect_function_pointers() returned {type(table).__name__}, not dict")
         # {"__cuMemAlloc_v2": <intptr_t>, ...}; 0 where the package found no function.
         pairs = [(str(key), _as_address(value)) for key, value in table.items()]
-    except (Exception, SystemExit) as e:
+    except BaseException as e:
         raise CaptureFailed("load_failed", describe_exception(e)) from e
     return [_entry(base_function_name(key), key, address) for key, address in pairs]
 
@@ -306,12 +316,15 @@ def _capture_cuda_bindings(state):
 def _capture_numba(state):
     top = _import("numba")
     state["package"] = _package_info("numba", "numba", NUMBA_DISTRIBUTIONS, top)
+    _note(state, "import")
     driver_module = _import(NUMBA_DRIVER_MODULE)
     # Report the distribution that holds the driver binding: numba-cuda may provide numba.cuda.
     owner = _owning_distribution(NUMBA_DISTRIBUTIONS, getattr(driver_module, "__file__", None))
     if owner is not None:
         state["package"] = {"kind": "numba", "name": owner.metadata["Name"], "version": owner.version}
+    _note(state, "import")
     prototypes = _import(NUMBA_PROTOTYPES_MODULE)
+    _note(state, "bind")
     try:
         names = list(prototypes.API_PROTOTYPES)
         driver = driver_module.driver
@@ -327,7 +340,7 @@ def _capture_numba(state):
             found.append((str(name), address or 0))
     except CaptureFailed:
         raise
-    except (Exception, SystemExit) as e:
+    except BaseException as e:
         raise CaptureFailed("load_failed", describe_exception(e)) from e
     return [_entry(base_function_name(name), name, address) for name, address in found]
 
@@ -338,26 +351,28 @@ _CAPTURERS = {"cuda.bindings": _capture_cuda_bindings, "numba": _capture_numba}
 # --- the map ----------------------------------------------------------------------------------
 
 
-def capture(kind: str) -> dict:
-    """The binding map of the package `kind` under the current environment, as a dict."""
-    if kind not in _CAPTURERS:
-        raise ValueError(f"unknown package kind {kind!r} (expected one of {', '.join(KINDS)})")
-    environment = {name: os.environ.get(name) for name in ENVIRONMENT_VARIABLES}
-    state = {}  # the capturer sets "package" once the package's top module has imported
-    status, error, entries = "ok", "", []
-    try:
-        entries = _CAPTURERS[kind](state)
-    except CaptureFailed as e:
-        status, error, entries = e.status, e.error, []
-    if "package" not in state:
+def _note(state: dict, phase: str) -> None:
+    """Tells state's progress callback, if any, the phase the capture enters and the package known
+    so far: a package can end the process (os._exit, a signal) in any of them."""
+    progress = state.get("progress")
+    if progress is not None:
+        progress(phase, state.get("package"))
+
+
+def _distributions(kind: str):
+    return CUDA_BINDINGS_DISTRIBUTIONS if kind == "cuda.bindings" else NUMBA_DISTRIBUTIONS
+
+
+def document(kind, package, environment, status, error, entries) -> dict:
+    """A binding map (a dict) of these parts; package None: whichever candidate is installed."""
+    if package is None:
         # Never imported: report whichever candidate distribution is installed, if any.
-        dists = CUDA_BINDINGS_DISTRIBUTIONS if kind == "cuda.bindings" else NUMBA_DISTRIBUTIONS
-        state["package"] = _package_info(kind, kind, dists, None)
-    entries.sort(key=lambda e: (e["function"], e["raw_name"]))
+        package = _package_info(kind, kind, _distributions(kind), None)
+    entries = sorted(entries, key=lambda e: (e["function"], e["raw_name"]))
     driver = _driver_of(entries) if status == "ok" else {"path": None, "version": None}
     return {
         "schema": SCHEMA,
-        "package": state["package"],
+        "package": package,
         "python": {"version": platform.python_version(), "executable": sys.executable},
         "environment": environment,
         "driver": driver,
@@ -366,6 +381,28 @@ def capture(kind: str) -> dict:
         "captured": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "entries": entries,
     }
+
+
+def recorded_environment() -> dict:
+    return {name: os.environ.get(name) for name in ENVIRONMENT_VARIABLES}
+
+
+def capture(kind: str, progress=None) -> dict:
+    """The binding map of the package `kind` under the current environment, as a dict, taken in
+    this process. progress(phase, package), when given, is called as the capture enters "import"
+    (the package's modules are imported) and "bind" (the package binds the driver, its pointers
+    are named)."""
+    if kind not in _CAPTURERS:
+        raise ValueError(f"unknown package kind {kind!r} (expected one of {', '.join(KINDS)})")
+    environment = recorded_environment()
+    state = {"progress": progress}  # the capturer sets "package" once the top module has imported
+    _note(state, "import")
+    status, error, entries = "ok", "", []
+    try:
+        entries = _CAPTURERS[kind](state)
+    except CaptureFailed as e:
+        status, error, entries = e.status, e.error, []
+    return document(kind, state.get("package"), environment, status, error, entries)
 
 
 # A lone surrogate: what Python makes of a byte that is not UTF-8 (os.environ, os.fsdecode and
@@ -485,33 +522,245 @@ def _out_problem(path: str):
     return None
 
 
-def main(argv=None) -> int:
+# --- the command: the package runs in a Python of its own ------------------------------------------
+#
+# A package can end the process that imports it (os._exit, a signal, a crash in its native code)
+# where no exception reaches this script; in one process that was exit 0 and no map. So the
+# command (the parent) removes any old --out, runs the capture in a child Python (the same
+# interpreter and flags, this script with --child-fd), and writes the map itself: the child's map
+# when it handed one back, else a map saying how and in which phase the package ended the child.
+
+
+class _Console:
+    """stderr, remembering whether a write to it failed (that ends the command with 3)."""
+
+    failed = False
+
+    @classmethod
+    def say(cls, text: str) -> None:
+        try:
+            print(f"cuparity_capture: {text}", file=sys.stderr, flush=True)
+        except (OSError, ValueError):
+            cls.failed = True
+
+
+def _send(fd: int, record: dict) -> None:
+    """One JSON line to the parent (ASCII: a lone surrogate travels as a JSON escape)."""
+    data = (json.dumps(record) + "\n").encode("ascii")
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def _child(kind: str, fd: int):
+    """The capture in the child: phases, then the map (or this script's fault), sent on fd; then
+    the child ends."""
+    os.set_inheritable(fd, False)  # nothing the package starts with exec holds it
+    status = 0
+    try:
+        doc = capture(kind, progress=lambda phase, package: _send(fd, {"phase": phase, "package": package}))
+        _send(fd, {"map": doc})
+    except BaseException as e:  # a fault of this script (or a failed send), not of the package
+        status = 1
+        try:
+            _send(fd, {"fault": describe_exception(e)})
+        except OSError:
+            pass
+    # The parent has what it needs and speaks for the command. The package's threads and exit
+    # handlers are not waited for, and what it printed to a console that fails is its own affair.
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    os._exit(status)
+
+
+def _interpreter_flags() -> list:
+    flags = getattr(subprocess, "_args_from_interpreter_flags", None)
+    return list(flags()) if flags is not None else []
+
+
+def _report_channel() -> int:
+    """A file only this command and its child see, for the child's report: in memory where the
+    system can (a full disk cannot lose the report), else an unlinked temporary file."""
+    if hasattr(os, "memfd_create"):
+        try:
+            return os.memfd_create("cuparity-capture-report")
+        except OSError:
+            pass
+    return os.dup(tempfile.TemporaryFile().fileno())
+
+
+def _read_all(fd: int) -> bytes:
+    chunks, offset = [], 0
+    while True:
+        chunk = os.pread(fd, 1 << 20, offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
+
+
+def _records(data: bytes) -> list:
+    """The child's records; a last line cut short (the child died mid-write) is dropped."""
+    records = []
+    for line in data.splitlines():
+        try:
+            records.append(json.loads(line.decode("ascii")))
+        except ValueError:
+            break
+    return records
+
+
+_PHASES = {"import": ("import_failed", "during import"), "bind": ("load_failed", "while binding the driver")}
+
+
+def _how_it_ended(returncode: int, when: str, who: str = "package") -> str:
+    """The map's error for a child that ended before handing back a map."""
+    if returncode >= 0:
+        return f"{who} exited {when} (exit status {returncode})"
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        name = "an unknown signal"
+    return f"{who} was killed by signal {-returncode} ({name}) {when}"
+
+
+def _run_child(kind: str):
+    """The child's map, or a map of how the package ended it; raises _Fault for this script's own."""
+    if not sys.executable:
+        raise _Fault(3, "cannot start a Python for the package: sys.executable is empty")
+    fd = _report_channel()
+    try:
+        cmd = [sys.executable, *_interpreter_flags(), os.path.abspath(__file__),
+               "--package", kind, "--child-fd", str(fd)]
+        try:
+            proc = subprocess.Popen(cmd, pass_fds=(fd,))
+        except OSError as e:
+            raise _Fault(3, f"cannot start {_printable(repr(sys.executable))}: {e.strerror or e}")
+        try:
+            returncode = proc.wait()
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+        records = _records(_read_all(fd))
+    finally:
+        os.close(fd)
+    if not records:  # capture() reports "import" before anything of the package runs
+        when = "at start-up, before the capture began"
+        raise _Fault(1, "capture failed: " + _how_it_ended(returncode, when, "the capture's Python"))
+    phase, package = "import", None
+    for r in records:
+        if "map" in r:
+            return r["map"]
+        if "fault" in r:
+            raise _Fault(1, f"capture failed: {_printable(r['fault'])}")
+        phase, package = r.get("phase", phase), r.get("package") or package
+    status, when = _PHASES.get(phase, _PHASES["import"])
+    return document(kind, package, recorded_environment(), status, _how_it_ended(returncode, when), [])
+
+
+class _Fault(Exception):
+    """The command cannot go on: exit status and the message."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _remove_old(path: str, shown: str) -> None:
+    """Takes an old map away before anything runs: whatever happens next, it is not this run's."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        raise _Fault(3, f"cannot remove the old --out {shown}: {e.strerror or e}")
+
+
+def _outcome(kind: str, doc: dict, shown: str):
+    """(exit status, message) of a written map: 0 only when it holds what the package binds."""
+    if doc["status"] != "ok":
+        return 1, f"{kind}: {doc['status']}: {_printable(doc['error'])}: nothing captured (the map {shown} says why)"
+    if not doc["entries"]:
+        return 1, f"{kind}: the package bound no driver function (its table is empty): nothing captured ({shown})"
+    return 0, f"{kind}: ok: {len(doc['entries'])} entries -> {shown}"
+
+
+def _command(kind: str, out: str) -> int:
+    shown = _printable(repr(out))
+    problem = _out_problem(out)
+    if problem is not None:
+        raise _Fault(2, f"cannot write --out {shown}: {problem}")
+    _remove_old(out, shown)
+    doc = _run_child(kind)
+    try:
+        write_map(doc, out)
+    except OutRefused as e:
+        raise _Fault(2, f"cannot write --out {shown}: {e}")
+    except OSError as e:
+        raise _Fault(3, f"cannot write --out {shown}: {e.strerror or e}")
+    status, message = _outcome(kind, doc, shown)
+    _Console.say(message)
+    return status
+
+
+def _parse(argv):
     parser = argparse.ArgumentParser(
         prog="cuparity_capture.py",
+        usage="%(prog)s [-h] --package {cuda.bindings,numba} --out FILE",
         description="Record the driver symbols an installed CUDA Python package binds.",
     )
     parser.add_argument("--package", required=True, choices=KINDS, help="which package to capture")
-    parser.add_argument("--out", required=True, metavar="FILE", help="binding map to write (JSON)")
+    parser.add_argument("--out", metavar="FILE", help="binding map to write (JSON; required)")
+    parser.add_argument("--child-fd", type=int, help=argparse.SUPPRESS)  # the parent's report file
     args = parser.parse_args(argv)  # exits 2 on bad usage
+    if args.out is None and args.child_fd is None:
+        parser.error("the following arguments are required: --out")
+    return args
 
-    shown = _printable(repr(args.out))
-    problem = _out_problem(args.out)
-    if problem is not None:
-        print(f"cuparity_capture: cannot write --out {shown}: {problem}", file=sys.stderr)
-        return 2
+
+def main(argv=None) -> int:
+    """Exit status: 0 map written with entries; 1 nothing captured (the map says why) or a fault of
+    this script; 2 bad usage or --out; 3 a write that failed, on --out or the console; 130 Ctrl-C."""
     try:
-        doc = capture(args.package)
-    except Exception as e:  # a fault of this script, not of the package
-        print(f"cuparity_capture: capture failed: {_printable(describe_exception(e))}", file=sys.stderr)
+        args = _parse(argv)
+    except SystemExit as e:  # --help (0) or bad usage (2), already printed
+        return e.code if isinstance(e.code, int) else 2
+    if args.child_fd is not None:
+        return _child(args.package, args.child_fd)
+    try:
+        return _command(args.package, args.out)
+    except _Fault as e:
+        _Console.say(e.message)
+        return e.status
+    except KeyboardInterrupt:
+        _Console.say("interrupted: no map written")
+        return 130
+    except Exception as e:  # a fault of this script
+        _Console.say(f"capture failed: {_printable(describe_exception(e))}")
         return 1
+
+
+def _exit(status: int) -> None:
+    """Ends the process with status, or 3 when the console could not take what was written to it
+    (Python would otherwise report the failed flush at exit with a traceback-like note and 120)."""
     try:
-        write_map(doc, args.out)
-    except OSError as e:
-        print(f"cuparity_capture: cannot write --out {shown}: {e.strerror or e}", file=sys.stderr)
-        return 2
-    print(f"cuparity_capture: {doc['status']}: {len(doc['entries'])} entries -> {shown}", file=sys.stderr)
-    return 0
+        sys.stdout.flush()
+    except (OSError, ValueError) as e:
+        _Console.say(f"cannot write to standard output: {e.strerror if isinstance(e, OSError) else e}")
+        status = 3
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        _Console.failed = True
+    os._exit(3 if _Console.failed else status)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        _exit(main())
+    except (OSError, ValueError):  # argparse's own write to a console that fails
+        _exit(3)

@@ -124,6 +124,14 @@ def captured_ok(tmp_path, package, driver, **variables) -> dict:
     return doc
 
 
+def nothing_captured(rc: int, stderr: str) -> None:
+    """A map that records a failure is written, and the exit says nothing was captured (issue 47:
+    `capture && audit` went on after an exit 0)."""
+    assert rc == 1, stderr
+    assert "nothing captured" in stderr, stderr
+    assert "Traceback" not in stderr
+
+
 def by_raw(doc) -> dict:
     return {e["raw_name"]: e for e in doc["entries"]}
 
@@ -285,7 +293,7 @@ def test_ptds_variable_as_each_double_reads_it(tmp_path, simdriver, parse, value
 
 def test_non_integer_ptds_value_is_import_failed(tmp_path, simdriver):
     rc, doc, stderr = run(tmp_path, "cuda.bindings", simdriver, CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM="yes")
-    assert rc == 0, stderr
+    nothing_captured(rc, stderr)
     assert "Traceback" not in stderr
     check_well_formed(doc)
     assert doc["status"] == "import_failed"
@@ -299,7 +307,7 @@ def test_non_integer_ptds_value_is_import_failed(tmp_path, simdriver):
 def test_driver_that_cannot_load_is_load_failed(tmp_path, simdriver):
     missing = tmp_path / "no-such-libcuda.so.1"
     rc, doc, stderr = run(tmp_path, "cuda.bindings", missing)
-    assert rc == 0, stderr
+    nothing_captured(rc, stderr)
     check_well_formed(doc)
     assert doc["status"] == "load_failed"
     assert doc["error"].startswith(f"RuntimeError: Failed to dlopen {missing}")
@@ -354,7 +362,7 @@ def test_newer_layout_internal_driver_is_used(tmp_path, simdriver):
 def test_bindings_without_a_driver_table_is_import_failed(tmp_path, simdriver):
     tree = _bindings_tree(tmp_path / "tree", None)
     rc, doc, stderr = run(tmp_path, "cuda.bindings", simdriver, PYTHONPATH=str(tree))
-    assert rc == 0, stderr
+    nothing_captured(rc, stderr)
     check_well_formed(doc)
     assert doc["status"] == "import_failed"
     assert doc["error"] == "ModuleNotFoundError: No module named 'cuda.bindings._bindings'"
@@ -379,7 +387,7 @@ def test_missing_package_is_import_failed(tmp_path, package, module):
     out = tmp_path / "missing.json"
     env = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "PYTHONPATH": str(tmp_path)}
     proc = make_fixtures.run_capture(package, out, env)
-    assert proc.returncode == 0, proc.stderr
+    nothing_captured(proc.returncode, proc.stderr)
     assert "Traceback" not in proc.stderr
     doc = json.loads(out.read_text(encoding="utf-8"))
     check_well_formed(doc)
@@ -481,7 +489,7 @@ def test_numba_driver_from_numba_cuda_driver(tmp_path, simdriver):
 def test_numba_driver_that_cannot_load_is_load_failed(tmp_path, simdriver):
     missing = tmp_path / "no-such-libcuda.so"
     rc, doc, stderr = run(tmp_path, "numba", None, NUMBA_CUDA_DRIVER=str(missing))
-    assert rc == 0, stderr
+    nothing_captured(rc, stderr)
     check_well_formed(doc)
     assert doc["status"] == "load_failed"
     assert doc["error"].startswith(f"CudaSupportError: Driver not found: {missing}")
@@ -664,7 +672,7 @@ def test_doubles_without_the_entry_table_say_so(tmp_path, simdriver, package):
     doubles = root / "tools" / "capture" / "tests" / "doubles"
     shutil.copytree(make_fixtures.DOUBLES, doubles, ignore=shutil.ignore_patterns("__pycache__"))
     rc, doc, stderr = run(tmp_path, package, simdriver, PYTHONPATH=str(doubles), CUPARITY_BIN_DIR="")
-    assert rc == 0, stderr
+    nothing_captured(rc, stderr)
     assert "Traceback" not in stderr
     check_well_formed(doc)
     assert doc["status"] == "import_failed"
@@ -749,7 +757,7 @@ def test_bytes_that_are_not_utf8_are_written_visibly(tmp_path):
     env = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "PYTHONPATH": str(tmp_path / "none"),
            "CUDA_VISIBLE_DEVICES": os.fsdecode(b"0\xff"), "LD_LIBRARY_PATH": os.fsdecode(b"/opt/\xfe\x1b")}
     proc = make_fixtures.run_capture("numba", out, env)
-    assert proc.returncode == 0, proc.stderr
+    nothing_captured(proc.returncode, proc.stderr)
     raw = out.read_bytes()
     assert not re.search(rb"\\u[dD][89a-fA-F]", raw), raw
     doc = json.loads(raw.decode("utf-8"))
@@ -768,3 +776,47 @@ def test_the_audit_reads_a_map_of_bytes_that_are_not_utf8(tmp_path, simdriver):
                            capture_output=True, text=True, errors="replace", timeout=120)
     assert audit.returncode in (0, 1), audit.stdout + audit.stderr
     assert "not valid JSON" not in audit.stderr
+
+
+# --- the command in process: the old map never outlives a failed run ------------------------------
+
+
+def _main_with_doubles(monkeypatch, simdriver, out):
+    """main() of the capture in this process (its child Python is real), over the doubles."""
+    for name, value in _env(simdriver).items():
+        monkeypatch.setenv(name, value)
+    return capture_module.main(["--package", "cuda.bindings", "--out", str(out)])
+
+
+def test_a_failed_write_leaves_no_old_map_behind(tmp_path, monkeypatch, capsys, simdriver):
+    """Issue 47: a run that writes no map must not leave an older one to be read as its own."""
+    out = tmp_path / "map.json"
+    out.write_bytes((FIXTURES_DIR / "fixed-ptds0.json").read_bytes())
+
+    def full(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(capture_module.os, "replace", full)
+    assert _main_with_doubles(monkeypatch, simdriver, out) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "No space left on device" in err and str(out) in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_interrupted_run_writes_no_map(tmp_path, monkeypatch, capsys, simdriver):
+    out = tmp_path / "map.json"
+    out.write_bytes((FIXTURES_DIR / "fixed-ptds0.json").read_bytes())
+
+    real_wait = subprocess.Popen.wait
+    calls = []
+
+    def wait(self, timeout=None):  # Ctrl-C in the first wait; the one after the kill returns
+        calls.append(self.pid)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return real_wait(self, timeout)
+
+    monkeypatch.setattr(subprocess.Popen, "wait", wait)
+    assert _main_with_doubles(monkeypatch, simdriver, out) == 130
+    assert "interrupted: no map written" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
