@@ -1,8 +1,13 @@
 // Reading the plugin's progress lines into the tests a suite process started and ended.
 #include "harness/external/suite_progress.hpp"
 
-#include <fstream>
+#include "harness/io/input_file.hpp"
+
+#include <cstring>
+#include <fcntl.h>
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace cuparity {
 
@@ -50,17 +55,66 @@ void apply_progress_event(suite_progress &p, const nlohmann::json &ev) {
   }
 }
 
+/// One line of the file: an event, or skipped (a torn or foreign line).
+void apply_progress_line(suite_progress &p, const std::string &line, const std::string &path) {
+  try {
+    const nlohmann::json ev = parse_json_input(line, path);
+    if (ev.is_object())
+      apply_progress_event(p, ev);
+  } catch (const std::exception &) {
+    // Not an event (parse_json_input bounds its depth): skipped, as the reader promises.
+  }
+}
+
 } // namespace
+
+int open_regular_file(const std::string &path) noexcept {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
 
 suite_progress read_suite_progress(const std::string &path) {
   suite_progress p;
-  std::ifstream in(path, std::ios::binary);
+  const int fd = open_regular_file(path);
+  if (fd < 0)
+    return p;
   std::string line;
-  while (std::getline(in, line)) {
-    const nlohmann::json ev = nlohmann::json::parse(line, nullptr, false);
-    if (ev.is_object())
-      apply_progress_event(p, ev);
+  bool too_long = false;
+  std::size_t total = 0;
+  char buf[65536];
+  for (ssize_t got; total < max_input_bytes && (got = ::read(fd, buf, sizeof buf)) != 0;) {
+    if (got < 0) {
+      if (errno == EINTR)
+        continue;
+      break;
+    }
+    total += static_cast<std::size_t>(got);
+    for (const char *at = buf, *end = buf + got; at < end;) {
+      const char *nl = static_cast<const char *>(std::memchr(at, '\n', end - at));
+      const char *stop = nl ? nl : end;
+      const auto n = static_cast<std::size_t>(stop - at);
+      too_long = too_long || line.size() + n > suite_progress_line_limit;
+      if (!too_long)
+        line.append(at, n);
+      if (nl) {
+        if (!too_long)
+          apply_progress_line(p, line, path);
+        line.clear();
+        too_long = false;
+      }
+      at = nl ? nl + 1 : end;
+    }
   }
+  if (!too_long && !line.empty())
+    apply_progress_line(p, line, path);
+  ::close(fd);
   return p;
 }
 

@@ -33,8 +33,19 @@ struct suite_progress {
                                                       const std::string &name) const;
 };
 
+/// The longest progress line read: far above any event's (a node id and a message), so a suite's
+/// process cannot make the runner hold a line of any size.
+inline constexpr std::size_t suite_progress_line_limit = std::size_t{1} << 20;
+
 /// Reads `path`; a missing file is an empty progress (the process never got to its tests). A
-/// torn last line (the process killed mid-write) and lines that are no event are skipped.
+/// torn last line (the process killed mid-write), lines that are no event, lines longer than
+/// suite_progress_line_limit or nested deeper than JSON input may be are skipped; what is past
+/// max_input_bytes is not read, and what is no regular file (a FIFO the suite made there) is not
+/// opened.
 [[nodiscard]] suite_progress read_suite_progress(const std::string &path);
+
+/// A descriptor for reading `path` when it is a regular file (opened without blocking, so a FIFO
+/// in its place never blocks the runner), else -1. The caller closes it.
+[[nodiscard]] int open_regular_file(const std::string &path) noexcept;
 
 } // namespace cuparity

@@ -58,10 +58,21 @@ outcome outcome_of_progress(const std::string &o) {
 }
 
 /// The first line of a failure's message attribute, else of its text: pytest puts the whole
-/// assertion rewrite in the attribute, and the traceback is in the suite's log.
-std::string junit_message(const junit_test &t) {
+/// assertion rewrite in the attribute, and the traceback is in the suite's log. A test id the
+/// file holds more than once is one result, the gravest (junit_test::duplicates): never flaky,
+/// and its message says so.
+std::string junit_message(const junit_test &t, const std::string &junit_path) {
   const std::string &text = t.message.empty() ? t.detail : t.message;
-  return text.substr(0, text.find('\n'));
+  const std::string first = text.substr(0, text.find('\n'));
+  if (t.duplicates.empty())
+    return first;
+  std::string each;
+  for (const auto &[line, o] : t.duplicates)
+    each +=
+        (each.empty() ? "" : ", ") + std::string(to_string(o)) + " at line " + std::to_string(line);
+  return "duplicate test id in " + fs::path(junit_path).filename().string() + ": " +
+         std::to_string(t.duplicates.size()) + " <testcase> elements (" + each +
+         "), the gravest stands" + (first.empty() ? "" : ": " + first);
 }
 
 class suite_cell_run {
@@ -222,7 +233,7 @@ void suite_cell_run::take_tests(const suite_process_result &p, const std::string
     for (const auto &t : p.junit->tests) {
       const suite_test_progress *seen = p.progress.find_junit(t.classname, t.name);
       add_try(seen ? seen->nodeid : t.classname + "::" + t.name, t.classname, t.name,
-              {outcome_of_junit(t.outcome), junit_message(t), t.time_s, tag});
+              {outcome_of_junit(t.outcome), junit_message(t, p.junit_path), t.time_s, tag});
     }
     return;
   }
@@ -263,7 +274,7 @@ test_try suite_cell_run::rerun_try(const suite_process_result &p, const suite_te
   if (p.junit)
     for (const auto &j : p.junit->tests)
       if (j.classname == t.classname && j.name == t.name)
-        return {outcome_of_junit(j.outcome), junit_message(j), j.time_s, tag};
+        return {outcome_of_junit(j.outcome), junit_message(j, p.junit_path), j.time_s, tag};
   if (const suite_test_progress *f = p.progress.in_flight(); f && p.ended_abnormally())
     return {p.timed_out ? outcome::timeout : outcome::crash,
             "the suite's process " + p.how_it_ended() + " during this test", p.in_flight_s(), tag};

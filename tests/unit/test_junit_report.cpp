@@ -135,3 +135,67 @@ TEST_CASE("junit: what is not a report is refused, naming the file and the line"
   CHECK_THROWS_AS(read_junit_report(std::filesystem::temp_directory_path().string()),
                   bad_input_error);
 }
+
+TEST_CASE("junit: suites nested past the limit are refused, without recursing", "[junit]") {
+  // 20,000 levels crashed the whole run (SIGSEGV: a recursive walk of the suites).
+  std::string deep = "<testsuites>\n";
+  for (int i = 0; i < 20000; ++i)
+    deep += "<testsuite tests='1'>";
+  deep += "<testcase name='t'/>";
+  for (int i = 0; i < 20000; ++i)
+    deep += "</testsuite>";
+  deep += "</testsuites>";
+  CHECK(refusal(deep) ==
+        "r.xml:2: <testsuite> nested deeper than " + std::to_string(junit_depth_limit) + " levels");
+  // Up to the limit is a report.
+  std::string fits = "<testsuites>";
+  for (int i = 0; i < junit_depth_limit; ++i)
+    fits += "<testsuite tests='1'>";
+  fits += "<testcase name='t'/>";
+  for (int i = 0; i < junit_depth_limit; ++i)
+    fits += "</testsuite>";
+  fits += "</testsuites>";
+  const auto r = parse_junit_report(fits, "r.xml");
+  REQUIRE(r.tests.size() == 1);
+  CHECK(r.declared_tests == junit_depth_limit);
+}
+
+TEST_CASE("junit: lengths the file decides are bounded", "[junit]") {
+  const std::string long_name(junit_name_limit + 1, 'n');
+  CHECK(refusal("<testsuite>\n<testcase name='" + long_name + "'/></testsuite>") ==
+        "r.xml:2: <testcase> name of 4097 bytes (more than 4096)");
+  CHECK(refusal("<testsuite><testcase classname='" + long_name + "' name='t'/></testsuite>") ==
+        "r.xml:1: <testcase> classname of 4097 bytes (more than 4096)");
+  CHECK(refusal("<testsuite tests='1e300'/>") ==
+        "r.xml:1: <testsuite> tests=\"1e300\": more than 1000000000000");
+  const std::string long_message(100000, 'm');
+  const auto r = parse_junit_report("<testsuite><testcase name='t'><failure message='" +
+                                        long_message + "'/></testcase></testsuite>",
+                                    "r.xml");
+  REQUIRE(r.tests.size() == 1);
+  CHECK(r.tests[0].message.size() < junit_detail_limit + 64);
+}
+
+TEST_CASE("junit: a test id twice in one file is one test, its gravest outcome, not flaky",
+          "[junit]") {
+  const auto r = parse_junit_report(R"(<testsuites><testsuite tests="4">
+<testcase classname="m.C" name="test_a" time="0.5"/>
+<testcase classname="m.C" name="test_b"/>
+<testcase classname="m.C" name="test_a" time="0.25"><failure message="boom">tb</failure></testcase>
+<testcase classname="m.D" name="test_a"/>
+</testsuite></testsuites>)",
+                                    "r.xml");
+  REQUIRE(r.tests.size() == 3); // in the file's order of first sight
+  CHECK(r.tests[0].name == "test_a");
+  CHECK(r.tests[0].classname == "m.C");
+  CHECK(r.tests[0].outcome == junit_outcome::failed);
+  CHECK(r.tests[0].message == "boom");
+  CHECK(r.tests[0].time_s == Approx(0.25));
+  CHECK(r.tests[0].line == 2);
+  using entry = std::pair<int, junit_outcome>;
+  CHECK(r.tests[0].duplicates ==
+        std::vector<entry>{{2, junit_outcome::passed}, {4, junit_outcome::failed}});
+  CHECK(r.tests[1].duplicates.empty());
+  CHECK(r.tests[2].classname == "m.D"); // another class: another test
+  CHECK(r.tests[2].duplicates.empty());
+}

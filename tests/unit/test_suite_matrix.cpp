@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 
 using namespace cuparity;
 
@@ -135,6 +136,28 @@ TEST_CASE("suite progress: a test that started and never ended is the one in fli
   CHECK(p.find_junit("t.T", "a")->nodeid == "t.py::T::a");
   CHECK(p.find_junit("t.T", "c") == nullptr);
   CHECK(read_suite_progress((suite_dir() / "none.jsonl").string()).tests.empty());
+}
+
+TEST_CASE("suite progress: what a suite's process writes there is read within bounds",
+          "[suite][progress]") {
+  const auto path = (suite_dir() / "hostile-progress.jsonl").string();
+  {
+    std::ofstream out(path);
+    out << std::string(100000, '[') << "\n" // deeper than JSON input may be
+        << R"({"event": "start", "nodeid": ")" << std::string(suite_progress_line_limit, 'x')
+        << "\"}\n" // longer than a line may be
+        << R"({"event": "start", "nodeid": "t.py::a", "classname": "t", "name": "a"})"
+        << "\n";
+  }
+  const suite_progress p = read_suite_progress(path);
+  REQUIRE(p.tests.size() == 1); // the lines past the bounds are skipped, the next one read
+  CHECK(p.tests[0].nodeid == "t.py::a");
+  // A FIFO the suite put in the file's place is not opened (it would block the runner).
+  const auto fifo = (suite_dir() / "fifo-progress.jsonl").string();
+  std::filesystem::remove(fifo);
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(read_suite_progress(fifo).tests.empty());
+  CHECK(open_regular_file(fifo) == -1);
 }
 
 TEST_CASE("suite matrix: a suite's environment is its own, never a variable of the cells",
