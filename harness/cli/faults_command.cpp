@@ -7,8 +7,10 @@
 #include "harness/framework/case_registry.hpp"
 #include "harness/io/output_file.hpp"
 #include "harness/protocol/exit_codes.hpp"
+#include "harness/report/terminal_text.hpp"
 
 #include <cstdlib>
+#include <dlfcn.h>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -44,34 +46,94 @@ std::string driver_under_test(bool shim) {
   return companion_library(executable_dir(), "libcuparity_simdriver.so");
 }
 
-int run_faults(faults_options opt) {
-  fault_coverage_options &c = opt.coverage;
-  namespace fs = std::filesystem;
+namespace fs = std::filesystem;
+
+/// Refuses an --out that is not the fault run's own: a file, a cuparity run's folder (the trials
+/// would be written among its files), or an earlier fault run without --resume.
+void check_out(const fault_coverage_options &c) {
   std::error_code ec;
-  if (!fs::is_regular_file(c.matrix, ec)) {
-    std::cerr << "cuparity faults: " << c.matrix << ": no such matrix file\n";
-    return exit_code::bad_input;
+  if (c.out.empty())
+    throw bad_input_error("--out (an empty path): name a folder for the fault run");
+  if (fs::exists(fs::symlink_status(c.out, ec)) && !fs::is_directory(c.out, ec))
+    throw bad_input_error("--out " + c.out + ": not a folder");
+  for (const char *f : {"results.jsonl", "summary.json", "junit.xml"})
+    if (fs::exists(fs::symlink_status(c.out + "/" + f, ec)))
+      throw bad_input_error("--out " + c.out + ": holds a cuparity run (" + f +
+                            "); the fault run would write among its files: choose another folder");
+  if (!c.resume && fs::exists(c.out + "/faults.json", ec))
+    throw bad_input_error("--out " + c.out +
+                          " holds an earlier fault run: add --resume to finish it, or choose "
+                          "another");
+}
+
+/// Refuses a target the trials could not reach: --target without --shim (the simulated driver
+/// has none), a path that is not there, a library that does not open. The shim's default,
+/// libcuda.so.1, not opening is this host's (no driver installed): faults_environment_error.
+void check_target(const faults_options &opt) {
+  const std::string &t = opt.coverage.target;
+  if (!opt.shim) {
+    if (!t.empty())
+      throw bad_input_error("--target " + t +
+                            ": only the fault shim forwards to a target; add --shim, or drop "
+                            "--target to fault the simulated driver");
+    return;
   }
-  if (!c.resume && fs::exists(c.out + "/faults.json", ec)) {
-    std::cerr << "cuparity faults: --out " << c.out
-              << " holds an earlier fault run: add --resume to finish it, or choose another\n";
-    return exit_code::bad_input;
-  }
-  c.driver = driver_under_test(opt.shim);
-  fault_coverage result;
+  std::error_code ec;
+  if (t.find('/') != std::string::npos && !fs::exists(t, ec))
+    throw bad_input_error("--target " + t + ": no such file");
+  const std::string name = t.empty() ? "libcuda.so.1" : t;
+  dlerror();
+  // Left open: the shim opens the same library next, and a driver is not unloaded midway.
+  if (dlopen(name.c_str(), RTLD_LAZY | RTLD_LOCAL) != nullptr)
+    return;
+  const char *why = dlerror();
+  const std::string said = why ? why : "dlopen failed";
+  if (t.empty())
+    throw faults_environment_error("the fault shim's default target libcuda.so.1 cannot be "
+                                   "opened (" +
+                                   said + "): name the driver with --target");
+  throw bad_input_error("--target " + t + ": cannot be opened as a library: " + said);
+}
+
+/// A report of the run: a path that cannot take it is bad input; a write that fails there (a
+/// full disk) is the environment's.
+void write_report(const std::string &path, const std::string &text) {
+  check_output_file(path);
   try {
-    fs::create_directories(c.out);
-    result = run_fault_coverage(c, cases_declaring, [](const std::string &line) {
-      std::cout << line << "\n" << std::flush;
-    });
-  } catch (const std::exception &e) {
-    std::cerr << "cuparity faults: " << e.what() << "\n";
-    return exit_code::bad_input;
+    write_output_file(path, text);
+  } catch (const bad_input_error &e) {
+    throw faults_environment_error(e.what());
   }
+}
+
+void make_out_folder(const std::string &out) {
+  std::error_code ec;
+  if (fs::create_directories(out, ec); !ec)
+    return;
+  const std::string why = "--out " + out + ": " + ec.message();
+  if (ec == std::errc::not_a_directory || ec == std::errc::file_exists)
+    throw bad_input_error(why);
+  throw faults_environment_error(why);
+}
+
+/// The whole run: checks, control, trials, reports. Throws bad_input_error,
+/// faults_environment_error or std::runtime_error (the driver cannot be opened).
+int faults(faults_options &opt) {
+  fault_coverage_options &c = opt.coverage;
+  std::error_code ec;
+  if (!fs::is_regular_file(c.matrix, ec))
+    throw bad_input_error(c.matrix + ": no such matrix file");
+  check_out(c);
+  check_target(opt);
+  c.driver = driver_under_test(opt.shim);
+  make_out_folder(c.out);
+  const fault_coverage result = run_fault_coverage(c, cases_declaring, [](const std::string &line) {
+    std::cout << line << "\n" << std::flush;
+  });
   std::ostringstream md;
   print_fault_table(md, result);
-  write_output_file(c.out + "/faults.json", fault_coverage_json(result).dump(2) + "\n");
-  write_output_file(c.out + "/faults.md", md.str());
+  write_report(c.out + "/faults.json", fault_coverage_json(result).dump(2) + "\n");
+  write_report(c.out + "/faults.md", md.str());
   std::size_t missed = 0;
   for (const auto &t : result.trials)
     missed += t.caught ? 0 : 1;
@@ -80,6 +142,19 @@ int run_faults(faults_options opt) {
             << " bound symbols (" << result.unbound.size() << " exported symbols no cell binds); "
             << "wrote " << c.out << "/faults.json and faults.md\n";
   return missed ? exit_code::failures : exit_code::ok;
+}
+
+int run_faults(faults_options opt) {
+  try {
+    return faults(opt);
+  } catch (const bad_input_error &e) {
+    std::cerr << "cuparity faults: " << terminal_text(e.what()) << "\n";
+    return exit_code::bad_input;
+  } catch (const std::exception &e) {
+    // faults_environment_error, a driver that cannot be opened: not the user's input.
+    std::cerr << "cuparity faults: " << terminal_text(e.what()) << "\n";
+    return exit_code::environment;
+  }
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 #include "harness/fault_coverage/fault_coverage.hpp"
 
 #include "harness/config/env_vars.hpp"
+#include "harness/io/input_file.hpp"
 #include "harness/platform/environment.hpp"
 #include "harness/platform/gpu_lock.hpp"
 #include "harness/platform/self_exe.hpp"
@@ -12,8 +13,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
+#include <exception>
+#include <fcntl.h>
 #include <filesystem>
 #include <fnmatch.h>
 #include <fstream>
@@ -23,6 +29,7 @@
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <unistd.h>
 
 namespace cuparity {
 namespace fs = std::filesystem;
@@ -30,14 +37,35 @@ using json = nlohmann::json;
 
 namespace {
 
-/// Every symbol the simulated driver and the fault shim export (harness/driver).
-const std::vector<std::string> &exported_symbols() {
-  static const std::vector<std::string> names{
-#define CUPARITY_EXPORTED_SYMBOL(sym) #sym,
-#include "harness/driver/exported_symbols.inl"
-#undef CUPARITY_EXPORTED_SYMBOL
-  };
-  return names;
+/// Writes a trial's small file (console.txt, trial.json) whole; a write that fails (a full disk)
+/// ends the fault run, naming the file: a trial without its record would read as not run.
+void write_trial_file(const std::string &path, const std::string &text) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  int e = fd < 0 ? errno : 0;
+  for (std::size_t done = 0; fd >= 0 && !e && done < text.size();) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      e = n < 0 ? errno : EIO;
+    else
+      done += static_cast<std::size_t>(n);
+  }
+  if (fd >= 0 && close(fd) != 0 && !e)
+    e = errno;
+  if (e)
+    throw faults_environment_error(path + ": " + std::strerror(e));
+}
+
+/// The last line of a run's stderr with text on it (what it said before it stopped), shortened.
+std::string last_words(const std::string &err) {
+  const std::size_t end = err.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos)
+    return "it said nothing on stderr";
+  const std::size_t newline = err.find_last_of('\n', end);
+  const std::size_t begin = newline == std::string::npos ? 0 : newline + 1;
+  const std::string line = err.substr(begin, end + 1 - begin);
+  return line.size() > 300 ? line.substr(0, 300) + "..." : line;
 }
 
 /// The library under test and how it takes faults.
@@ -59,8 +87,8 @@ fault_library open_fault_library(const std::string &path) {
   else if (dlsym(h, "cuparity_simulated_driver"))
     lib.variable = "CUPARITY_SIM_FAULTS";
   else
-    throw std::runtime_error(path + " takes no faults: give the simulated driver (--driver sim) or "
-                                    "the fault shim (--shim)");
+    throw bad_input_error(path + " takes no faults: give the simulated driver (--driver sim) or "
+                                 "the fault shim (--shim)");
   lib.support = reinterpret_cast<fault_library::support_fn>(dlsym(h, "cuparity_fault_support"));
   return lib;
 }
@@ -83,6 +111,7 @@ struct run_outcome {
   json summary;
   int exit_code = -1;
   std::string note;
+  std::string last_words; ///< the last line of its stderr
 };
 
 class trial_runner {
@@ -119,12 +148,23 @@ public:
     if (m_lib.variable == "CUPARITY_SIM_FAULTS")
       spec.env[gpu_lock_variable] = r.dir + "/gpu-lock";
     spec.timeout = std::chrono::minutes(20);
-    fs::remove_all(r.dir);
-    fs::create_directories(r.dir);
+    try {
+      fs::remove_all(r.dir);
+      fs::create_directories(r.dir);
+    } catch (const fs::filesystem_error &e) {
+      throw faults_environment_error(r.dir + ": " + e.code().message());
+    }
     run_outcome out;
     const process_result p = run_process(spec);
-    std::ofstream(r.dir + "/console.txt") << p.out << p.err;
     out.exit_code = p.exited ? p.exit_code : -p.signal;
+    out.last_words = last_words(p.err);
+    try {
+      write_trial_file(r.dir + "/console.txt", p.out + p.err);
+    } catch (const faults_environment_error &e) {
+      // Often the run's own failure has the same cause (a full disk): both are worth reading.
+      throw faults_environment_error(std::string(e.what()) + " (the run it records exited " +
+                                     std::to_string(out.exit_code) + ": " + out.last_words + ")");
+    }
     return read_outcome(r.dir, std::move(out), p);
   }
 
@@ -176,6 +216,32 @@ bool selected(const std::vector<std::string> &globs, const std::string &name) {
   return std::any_of(globs.begin(), globs.end(), [&](const std::string &g) {
     return fnmatch(g.c_str(), name.c_str(), 0) == 0;
   });
+}
+
+/// Refuses a --symbol glob that matches none of `names` (a typo would select no trial and pass).
+template <typename names_t>
+void check_globs(const std::vector<std::string> &globs, const names_t &names,
+                 const std::string &what) {
+  for (const auto &g : globs) {
+    const bool any = std::any_of(names.begin(), names.end(), [&](const auto &n) {
+      return fnmatch(g.c_str(), std::string(n).c_str(), 0) == 0;
+    });
+    if (!any)
+      throw bad_input_error("--symbol '" + g + "': matches no " + what);
+  }
+}
+
+/// The control run: it must have run and be equivalent, or no trial can be judged against it.
+void check_control(const run_outcome &control, const std::string &dir) {
+  if (control.ran && control.exit_code == 0)
+    return;
+  const std::string said = ": " + control.last_words + " (see " + dir + "/console.txt)";
+  const std::string code = " (exit " + std::to_string(control.exit_code) + ")";
+  if (control.exit_code == 2)
+    throw bad_input_error("the control run without faults refused its input" + code + said);
+  if (control.ran && control.exit_code == 1)
+    throw bad_input_error("the control run without faults is not equivalent" + code + said);
+  throw faults_environment_error("the control run without faults could not go on" + code + said);
 }
 
 bool is_per_thread(const std::string &symbol) {
@@ -265,6 +331,32 @@ std::string trial_line(const trial_result &r) {
          (r.note.empty() ? "" : " [" + r.note.substr(0, 120) + "]");
 }
 
+/// The trials of the selected bound symbols; the faults the library refuses go to
+/// `not_applicable`. A selection that leaves no trial is refused: nothing tried is no coverage.
+std::vector<fault_trial> plan_trials(const std::map<std::string, std::string> &bound,
+                                     const fault_coverage_options &opt, const fault_library &lib,
+                                     std::vector<std::string> &not_applicable) {
+  std::vector<fault_trial> plan;
+  for (const auto &[symbol, entry] : bound)
+    if (selected(opt.symbols, symbol))
+      for (auto &t : trials_of(symbol, entry, opt)) {
+        const char *why = lib.support ? lib.support(t.spec().c_str()) : nullptr;
+        if (why)
+          not_applicable.push_back(t.spec() + ": " + why);
+        else
+          plan.push_back(std::move(t));
+      }
+  if (plan.empty())
+    throw bad_input_error(
+        "no trial to run: --symbol, --kind and --path select none" +
+        (not_applicable.empty() ? std::string()
+                                : " the driver takes (" + std::to_string(not_applicable.size()) +
+                                      " do not apply, e.g. " + not_applicable.front() + ")") +
+        "; corrupt and legacy are tried on both paths only (--path any), legacy on _ptds/_ptsz "
+        "symbols only");
+  return plan;
+}
+
 } // namespace
 
 std::string fault_trial::spec() const {
@@ -284,34 +376,44 @@ std::string fault_trial::fault_class() const {
   return fault + " (" + where + ")";
 }
 
+const std::vector<std::string> &exported_symbols() {
+  static const std::vector<std::string> names{
+#define CUPARITY_EXPORTED_SYMBOL(sym) #sym,
+#include "harness/driver/exported_symbols.inl"
+#undef CUPARITY_EXPORTED_SYMBOL
+  };
+  return names;
+}
+
 fault_coverage run_fault_coverage(const fault_coverage_options &opt, const cases_of_entry &cases,
                                   const std::function<void(const std::string &)> &progress) {
+  check_globs(opt.symbols, exported_symbols(),
+              "symbol the driver exports (fnmatch globs of exported names, such as "
+              "cuMemcpyDtoH_v2 or 'cuMemcpy*')");
+  // The shim reads its target when it loads: here too, so it opens the one the trials use.
+  if (!opt.target.empty())
+    setenv("CUPARITY_SHIM_TARGET", opt.target.c_str(), 1);
   trial_runner runner(opt, open_fault_library(opt.driver));
   fault_coverage out;
   out.driver = opt.driver;
   out.matrix = opt.matrix;
   const run_outcome control = runner.run({opt.out + "/control", {}, ""});
-  if (!control.ran || control.exit_code != 0)
-    throw std::runtime_error("the control run without faults is not equivalent (exit " +
-                             std::to_string(control.exit_code) + "): see " + opt.out +
-                             "/control/console.txt");
+  check_control(control, opt.out + "/control");
   const auto bound = bound_symbols(opt.out + "/control/results.jsonl");
   for (const auto &name : exported_symbols())
     (bound.count(name) ? out.bound : out.unbound).push_back(name);
-  std::vector<fault_trial> plan;
-  for (const auto &[symbol, entry] : bound)
-    if (selected(opt.symbols, symbol))
-      for (auto &t : trials_of(symbol, entry, opt)) {
-        const char *why =
-            runner.library().support ? runner.library().support(t.spec().c_str()) : nullptr;
-        if (why)
-          out.not_applicable.push_back(t.spec() + ": " + why);
-        else
-          plan.push_back(std::move(t));
-      }
+  std::vector<std::string> bound_names;
+  for (const auto &b : bound)
+    bound_names.push_back(b.first);
+  check_globs(opt.symbols, bound_names,
+              "symbol a cell of the control run bound (" + std::to_string(bound_names.size()) +
+                  " were, listed in " + opt.out + "/control/results.jsonl's binding maps)");
+  const std::vector<fault_trial> plan =
+      plan_trials(bound, opt, runner.library(), out.not_applicable);
   out.trials.resize(plan.size());
   std::atomic<std::size_t> next{0}, done{0};
   std::mutex report_lock;
+  std::exception_ptr stopped; // the first trial whose files could not be written ends the run
   const auto worker = [&] {
     for (std::size_t i = next++; i < plan.size(); i = next++) {
       const fault_trial &t = plan[i];
@@ -321,8 +423,14 @@ fault_coverage run_fault_coverage(const fault_coverage_options &opt, const cases
         run_outcome o;
         try {
           o = runner.run({dir, cases(t.entry), t.spec()});
-          std::ofstream(dir + "/trial.json")
-              << json{{"spec", t.spec()}, {"exit_code", o.exit_code}}.dump() << "\n";
+          write_trial_file(dir + "/trial.json",
+                           json{{"spec", t.spec()}, {"exit_code", o.exit_code}}.dump() + "\n");
+        } catch (const faults_environment_error &) {
+          const std::lock_guard<std::mutex> g(report_lock);
+          if (!stopped)
+            stopped = std::current_exception();
+          next = plan.size();
+          return;
         } catch (const std::exception &e) {
           // A trial that cannot start (the executable replaced under a long run) is recorded as
           // not run, and the others go on: nothing escapes a worker thread.
@@ -341,6 +449,8 @@ fault_coverage run_fault_coverage(const fault_coverage_options &opt, const cases
     pool.emplace_back(worker);
   for (auto &t : pool)
     t.join();
+  if (stopped)
+    std::rethrow_exception(stopped);
   return out;
 }
 

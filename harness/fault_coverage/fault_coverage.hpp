@@ -12,12 +12,24 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace cuparity {
 
 inline constexpr const char *faults_schema = "cuparity.faults/1";
+
+/// The fault run cannot go on here: a file in --out cannot be written (a full disk), or the
+/// control run could not run at all. `cuparity faults` exits 3 with what() (bad input, exit 2,
+/// is bad_input_error: harness/io/input_file.hpp).
+class faults_environment_error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Every symbol the simulated driver and the fault shim export (harness/driver), in their order.
+[[nodiscard]] const std::vector<std::string> &exported_symbols();
 
 /// One fault in one symbol: `<symbol>:<fault>[@<path>]` in the fault grammar.
 struct fault_trial {
@@ -70,8 +82,11 @@ struct fault_coverage {
 };
 
 /// Runs the control (no fault; it must be equivalent) and every trial. `progress` gets one line
-/// per finished trial. Throws std::runtime_error (naming the file or the run) for bad input or a
-/// control that is not equivalent.
+/// per finished trial. Throws bad_input_error naming the cause for bad input: a --symbol glob that
+/// matches no exported symbol (before the control) or none the control bound, a selection that
+/// leaves no trial, a driver that takes no faults, a control that refused its input or is not
+/// equivalent. Throws faults_environment_error (naming the file) when a file in `out` cannot be
+/// written or the control could not run; std::runtime_error when the driver cannot be opened.
 [[nodiscard]] fault_coverage
 run_fault_coverage(const fault_coverage_options &opt, const cases_of_entry &cases,
                    const std::function<void(const std::string &)> &progress);
