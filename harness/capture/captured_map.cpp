@@ -6,12 +6,16 @@
 
 #include <climits>
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 
 namespace cuparity {
 namespace {
 
 using json = nlohmann::json;
+
+/// A pid is a pid_t (int): 1 up, 0 only for a parent outside the namespace.
+constexpr long long k_pid_max = INT32_MAX;
 
 [[noreturn]] void bad(const std::string &path, const std::string &member,
                       const std::string &problem) {
@@ -113,7 +117,7 @@ captured_entry read_entry(const reader &r, int schema) {
   e.source = r.text("source");
   if (e.source != "plt" && e.source != "dlsym" && e.source != "proc")
     bad(r.path, r.where + "source", "expected plt, dlsym or proc, not \"" + e.source + "\"");
-  e.process = static_cast<long>(r.integer("process"));
+  e.process = static_cast<long>(r.integer("process", 1, k_pid_max));
   e.image = static_cast<int>(r.integer("image", 0, INT32_MAX));
   e.caller = r.text("caller");
   e.caller_package = r.nullable_text("caller_package");
@@ -134,9 +138,9 @@ captured_entry read_entry(const reader &r, int schema) {
 
 map_process read_process(const reader &r) {
   map_process p;
-  p.pid = static_cast<long>(r.integer("pid"));
+  p.pid = static_cast<long>(r.integer("pid", 1, k_pid_max));
   p.image = static_cast<int>(r.integer("image", 0, INT32_MAX));
-  p.ppid = static_cast<long>(r.integer("ppid"));
+  p.ppid = static_cast<long>(r.integer("ppid", 0, k_pid_max));
   for (const auto &a : r.array("argv")) {
     if (!a.is_string())
       bad(r.path, r.where + "argv", "expected strings");
@@ -162,8 +166,27 @@ void read_process_tree(const reader &top, captured_map &m) {
   m.driver_path = driver.nullable_text("path").value_or("");
   m.driver_version = driver.nullable_integer("version");
   const json &procs = top.array("processes");
-  for (std::size_t i = 0; i < procs.size(); ++i)
-    m.processes.push_back(read_process(top.at(procs[i], "processes[" + std::to_string(i) + "]")));
+  for (std::size_t i = 0; i < procs.size(); ++i) {
+    const std::string where = "processes[" + std::to_string(i) + "]";
+    map_process p = read_process(top.at(procs[i], where));
+    // One record per image: a second would make every entry of it ambiguous.
+    for (std::size_t k = 0; k < m.processes.size(); ++k)
+      if (m.processes[k].pid == p.pid && m.processes[k].image == p.image)
+        bad(m.path, where,
+            "pid " + std::to_string(p.pid) + " image " + std::to_string(p.image) +
+                " again (processes[" + std::to_string(k) + "] is the same image)");
+    m.processes.push_back(std::move(p));
+  }
+}
+
+/// What makes an entry the same binding as another: /1, the package's own name for it (unique,
+/// tools/capture/README.md); /2, every member but `count`, which already counts repeats.
+std::string binding_key(const json &entry, int schema) {
+  if (schema == 1)
+    return entry["raw_name"].get<std::string>();
+  json key = entry;
+  key.erase("count");
+  return key.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 void read_package(const reader &top, captured_map &m) {
@@ -223,10 +246,17 @@ captured_map read_captured_map(const std::string &path) {
   if (m.schema == 2)
     read_process_tree(top, m);
   const json &entries = top.array("entries");
+  std::map<std::string, std::size_t> seen; // binding -> its first entry
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const std::string where = "entries[" + std::to_string(i) + "]";
     m.entries.push_back(read_entry(top.at(entries[i], where), m.schema));
     const captured_entry &e = m.entries.back();
+    // A doubled entry would be judged, counted and run twice: the map was edited or merged.
+    if (const auto [it, fresh] = seen.try_emplace(binding_key(entries[i], m.schema), i); !fresh)
+      bad(path, where,
+          (m.schema == 1 ? "raw_name \"" + e.raw_name + "\" again"
+                         : std::string("the same binding again")) +
+              " (entries[" + std::to_string(it->second) + "] is the same)");
     if (m.schema == 2 && !m.process(e.process, e.image))
       bad(path, where + ".process",
           "pid " + std::to_string(e.process) + " image " + std::to_string(e.image) +

@@ -257,13 +257,18 @@ map_audit_report audit_captured_map(const captured_map &m, const driver_library 
     r.not_audited = m.schema == 1
                         ? "the package did not load (" + m.status + "): " + m.error
                         : m.status + ": " + (m.error.empty() ? "(no reason given)" : m.error);
-    // A value the package must refuse, refused: what it should do, not a failure.
+    // A value the package must refuse, refused: what it should do, not a failure; yet no
+    // binding was checked, so not a pass either.
     return r;
   }
   if (r.ptds.value_refused) {
     r.failed = true;
     r.notes.push_back("the package loaded although " + r.ptds.why +
                       " is not an integer, which its documented semantics refuse");
+  }
+  if (m.entries.empty()) {
+    r.not_audited = "the map holds no entries: there is nothing to check";
+    return r;
   }
   auto gpa = reinterpret_cast<gpa_fn>(lib.symbol("cuGetProcAddress_v2"));
   if (!gpa) {

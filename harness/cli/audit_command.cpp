@@ -7,6 +7,7 @@
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/report/terminal_text.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -85,12 +86,12 @@ void print_header(std::ostream &o, const captured_map &m, const map_audit_report
 /// holding ESC, BEL or a newline could otherwise forge a "PASSED" line on the console).
 void print_report(std::ostream &o, const captured_map &m, const map_audit_report &r) {
   print_header(o, m, r);
+  for (const auto &n : r.notes)
+    o << "  note: " << terminal_text(n) << "\n";
   if (!r.audited) {
     o << "NOT AUDITED: " << terminal_text(r.not_audited) << "\n";
     return;
   }
-  for (const auto &n : r.notes)
-    o << "  note: " << terminal_text(n) << "\n";
   std::vector<std::string> unknown, unchecked;
   for (const auto &f : r.findings)
     if (f.kind == finding_kind::unknown)
@@ -109,6 +110,20 @@ void print_report(std::ostream &o, const captured_map &m, const map_audit_report
   o << (r.failed ? " FAILED" : " PASSED") << "\n";
 }
 
+/// A message of several lines (the driver's load error lists each file tried) as `env` prints it:
+/// each line escaped on its own, the line breaks kept.
+std::string terminal_lines(std::string_view text) {
+  std::string out;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    out += terminal_text(text.substr(start, end - start));
+    if (end < text.size())
+      out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
 int run_audit(const audit_options &opt) {
   captured_map m;
   try {
@@ -125,12 +140,15 @@ int run_audit(const audit_options &opt) {
     std::cerr << "cuparity audit: " << terminal_text(e.what()) << "\n";
     return exit_code::bad_input;
   }
-  const settings s = read_settings(process_environment(), executable_dir());
   std::shared_ptr<driver_library> lib;
   try {
+    const settings s = read_settings(process_environment(), executable_dir());
     lib = driver_library::open(s.driver_path);
-  } catch (const driver_load_error &e) {
+  } catch (const config_error &e) { // a variable that cannot be used: as `env` says it
     std::cerr << "cuparity audit: " << terminal_text(e.what()) << "\n";
+    return exit_code::bad_input;
+  } catch (const driver_load_error &e) {
+    std::cerr << "cuparity audit: " << terminal_lines(e.what()) << "\n";
     return exit_code::environment;
   }
   const map_audit_report r = audit_captured_map(m, *lib);
@@ -147,7 +165,9 @@ int run_audit(const audit_options &opt) {
       return exit_code::bad_input;
     }
   }
-  return r.failed ? exit_code::failures : exit_code::ok;
+  if (r.failed) // a failure found before the entries (a refused value accepted) stays one
+    return exit_code::failures;
+  return r.audited ? exit_code::ok : exit_code::not_audited; // nothing checked is never a pass
 }
 
 } // namespace

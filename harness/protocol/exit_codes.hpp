@@ -6,6 +6,9 @@ inline constexpr int ok = 0;          ///< everything as expected
 inline constexpr int failures = 1;    ///< failures, divergences, regressions, incomplete runs
 inline constexpr int bad_input = 2;   ///< bad input or usage (a flag, a variable, a matrix)
 inline constexpr int environment = 3; ///< environment problem (no driver when one is required)
+/// `audit`: nothing was checked (an empty map, a package that did not load, a driver without
+/// cuGetProcAddress_v2): not a pass, and distinct from a failure.
+inline constexpr int not_audited = 4;
 /// `run` stopped by SIGINT or SIGTERM: 128 + the signal's number, what a shell reports for a
 /// process the signal killed, so callers that test for either keep working. Every finished case
 /// is recorded and --resume completes the run.

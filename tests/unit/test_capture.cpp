@@ -276,7 +276,7 @@ TEST_CASE("capture: a command that never loads the driver, one that cannot start
   CHECK_THAT(none.run.err, Catch::Contains("bound nothing of the driver"));
   auto audit_none = test::run_cuparity({"audit", "--map", scratch("none.json")},
                                        {{"NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER}});
-  CHECK(audit_none.exit_code == 0);
+  CHECK(audit_none.exit_code == 4); // nothing was audited: never a pass
   CHECK_THAT(audit_none.out,
              Catch::Contains("NOT AUDITED: no_driver: no process of the command loaded"));
 
@@ -327,6 +327,24 @@ TEST_CASE("a binding_map/2 with a bad member is refused naming the file and the 
              Catch::Contains("package.kind: expected \"process\""));
   CHECK_THAT(error_of([](json &m) { m["status"] = "load_failed"; }),
              Catch::Contains("status: expected ok or no_driver"));
+  // A doubled binding or image would be judged and run twice; a pid no process can have is none.
+  CHECK_THAT(error_of([](json &m) { m["entries"].push_back(m["entries"][1]); }),
+             Catch::Contains("strict-edited.json: entries[4]: the same binding again (entries[1] "
+                             "is the same)"));
+  CHECK(error_of([](json &m) {
+          json e = m["entries"][1];
+          e["count"] = 7; // the count alone differs: still the same binding
+          m["entries"].push_back(e);
+        }) != "");
+  CHECK_THAT(error_of([](json &m) { m["processes"].push_back(m["processes"][0]); }),
+             Catch::Contains("processes[1]: pid "));
+  for (const long long pid : {-1LL, 0LL, 1LL << 40})
+    CHECK_THAT(error_of([pid](json &m) {
+                 m["processes"][0]["pid"] = pid;
+                 for (auto &e : m["entries"])
+                   e["process"] = pid;
+               }),
+               Catch::Contains("processes[0].pid: expected an integer from 1 to 2147483647"));
 }
 
 TEST_CASE("base names and per-thread symbols as the capture names them", "[capture]") {

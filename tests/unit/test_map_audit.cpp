@@ -73,6 +73,39 @@ TEST_CASE("a malformed captured map names the file and the member", "[map]") {
              Catch::Contains("environment.X: expected a string or null"));
 }
 
+TEST_CASE("a map that lists one binding twice is refused naming the file and both entries",
+          "[map]") {
+  CHECK_THAT(
+      error_of([](json &j) { j["entries"].push_back(j["entries"][3]); }),
+      Catch::Contains("fixed-ptds0.json: entries[97]: raw_name \"__cuCtxEnablePeerAccess\" again "
+                      "(entries[3] is the same)"));
+  // Two versions of one function under their own names are not doubles (cuda.bindings has them).
+  CHECK(error_of([](json &j) {
+          json e = j["entries"][3];
+          e["raw_name"] = "__cuCtxEnablePeerAccess_v2";
+          j["entries"].push_back(e);
+        }) == "");
+}
+
+TEST_CASE("a map that gives the audit nothing to check is not audited, never passed", "[map]") {
+  const auto empty = audit(example("fixed-ptds0", [](json &j) { j["entries"] = json::array(); }));
+  CHECK_FALSE(empty.audited);
+  CHECK_FALSE(empty.failed);
+  CHECK_THAT(empty.not_audited, Catch::Contains("no entries"));
+  const test::vars env{{"NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER}};
+  auto cli = test::run_cuparity(
+      {"audit", "--map", example("fixed-ptds0", [](json &j) { j["entries"] = json::array(); })},
+      env);
+  CHECK(cli.exit_code == 4);
+  CHECK_THAT(cli.out, Catch::Contains("NOT AUDITED: the map holds no entries"));
+  CHECK_THAT(cli.out, !Catch::Contains("PASSED"));
+  // A driver without cuGetProcAddress_v2 cannot answer: not audited either.
+  auto legacy = test::run_cuparity({"audit", "--map", example("fixed-ptds0")},
+                                   {{"NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER_LEGACY}});
+  CHECK(legacy.exit_code == 4);
+  CHECK_THAT(legacy.out, Catch::Contains("does not export cuGetProcAddress_v2"));
+}
+
 TEST_CASE("the stream-0 mode a package should choose follows its documented parse", "[map]") {
   captured_map m;
   m.kind = "cuda.bindings";
@@ -198,7 +231,7 @@ std::string full_map(const std::string &name, bool per_thread) {
     if (e.name == "cuCtxCreate")
       symbol = "cuCtxCreate_v4";
     entries.push_back({{"function", std::string(e.name)},
-                       {"raw_name", "__" + symbol},
+                       {"raw_name", "__" + (symbol.empty() ? std::string(e.name) : symbol)},
                        {"symbol", symbol.empty() ? json(nullptr) : json(symbol)},
                        {"library", CUPARITY_SIMDRIVER}});
   }
