@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -38,6 +39,13 @@ struct delay_cell {
   std::string faults;
   double actual_pct = 0; ///< what `ns` is of the probe's cost (delays are whole ns)
 };
+
+/// A delay as the user wrote it (5, 0.5), not std::to_string's 5.000000.
+std::string number_text(double d) {
+  std::ostringstream s;
+  s << d;
+  return s.str();
+}
 
 /// One probe's calibration: its name and the exported symbols its delays go into.
 struct probe_target {
@@ -145,8 +153,9 @@ void print_row(std::ostream &out, const delay_cell &d, const json *p) {
       << p->value("verdict", "") << std::defaultfloat << "\n";
 }
 
-/// Why the options cannot be used ("" when they can).
-std::string check_options(const calibrate_options &o, const std::string &shim) {
+/// Why --out cannot take this calibration ("" when it can): not a folder, a cuparity run's folder
+/// (the probe results and logs/ would mix with its files), an earlier calibration unless --force.
+std::string check_out_dir(const calibrate_options &o) {
   if (o.out_dir.empty())
     return "--out: a directory is needed for calibrate.json and the probe results";
   std::error_code ec;
@@ -154,6 +163,38 @@ std::string check_options(const calibrate_options &o, const std::string &shim) {
     return "--out " + o.out_dir +
            ": not a directory; calibrate writes calibrate.json and the "
            "probe results into one";
+  for (const char *f : {"results.jsonl", "summary.json", "junit.xml"})
+    if (fs::exists(fs::symlink_status(o.out_dir + "/" + f, ec)))
+      return "--out " + o.out_dir + ": holds a cuparity run (" + f +
+             "); calibrate would write among its files: choose another folder";
+  const std::string earlier = o.out_dir + "/calibrate.json";
+  if (!o.force && fs::exists(fs::symlink_status(earlier, ec)))
+    return earlier + ": an earlier calibration; add --force to replace it, or choose another --out";
+  return "";
+}
+
+/// Why a --symbol cannot take a delay ("" when it can): the shim delays only the symbols it
+/// exports, and a symbol the target lacks is never called through it.
+std::string check_symbol(const std::string &sym, const std::string &target) {
+  static const std::vector<std::string> exported{
+#define CUPARITY_EXPORTED_SYMBOL(name) #name,
+#include "harness/driver/exported_symbols.inl"
+#undef CUPARITY_EXPORTED_SYMBOL
+  };
+  if (std::find(exported.begin(), exported.end(), sym) == exported.end())
+    return "--symbol '" + sym +
+           "': not a symbol the driver exports (exported names such as cuLaunchKernel)";
+  // A target that does not open is reported by the cost run (no measurement, exit 3). Left
+  // open: the probes open the same library, and a driver is not unloaded midway.
+  if (void *h = dlopen(target.c_str(), RTLD_LAZY | RTLD_LOCAL); h && !dlsym(h, sym.c_str()))
+    return "--symbol '" + sym + "': not exported by the driver " + target;
+  return "";
+}
+
+/// Why the options cannot be used ("" when they can).
+std::string check_options(const calibrate_options &o, const std::string &shim) {
+  if (std::string why = check_out_dir(o); !why.empty())
+    return why;
   if (o.probes.empty())
     return "--probe: at least one probe is needed";
   for (const auto &probe : o.probes)
@@ -163,12 +204,21 @@ std::string check_options(const calibrate_options &o, const std::string &shim) {
     return "--shim: " + shim + " is not a file (build the fault shim, or name it with --shim)";
   if (o.delays_pct.empty())
     return "--delays: at least one delay is needed";
-  for (double d : o.delays_pct)
+  for (std::size_t i = 0; i < o.delays_pct.size(); ++i) {
+    const double d = o.delays_pct[i];
     if (!(d > 0 && d <= 100))
       return "--delays: " + std::to_string(d) + " is not a percentage in (0, 100]";
-  for (const auto &sym : o.symbols)
+    // The largest delay is the last: it decides the exit, and each cell is named by its delay.
+    if (i > 0 && !(d > o.delays_pct[i - 1]))
+      return "--delays: " + number_text(d) + " after " + number_text(o.delays_pct[i - 1]) +
+             ": give the delays ascending, each once";
+  }
+  for (const auto &sym : o.symbols) {
     if (sym.empty() || sym.find_first_of(":;@= ") != std::string::npos)
       return "--symbol '" + sym + "': not an exported symbol name";
+    if (std::string why = check_symbol(sym, o.target); !why.empty())
+      return why;
+  }
   return "";
 }
 

@@ -18,6 +18,7 @@ struct calibrate_options {
   int rounds = 2;      ///< rounds over all delay cells (order reversed each round)
   std::string out_dir; ///< calibrate.json, results.jsonl, logs/
   std::string gpu;     ///< CUDA_VISIBLE_DEVICES ("" = as is)
+  bool force = false;  ///< replace an earlier calibration in out_dir (refused otherwise)
 };
 
 /// Puts the fault shim in front of the driver and, per probe, runs it paired in an internal cell
@@ -26,8 +27,10 @@ struct calibrate_options {
 /// per probe the method floor (how far the A/A control's interval reached from 1, in % and ns),
 /// each cell's paired verdict, and per path the smallest delay that reads as the slowed backend
 /// being slower. Writes calibrate.json and prints a table. Exit 0 when every A/A reads neither
-/// slower nor faster and every path's largest delay was seen; 1 otherwise; 2 for bad options; 3
-/// when a probe gave no measurement.
+/// slower nor faster and every path's largest delay was seen; 1 otherwise; 2 for bad options
+/// (among them delays not strictly ascending, a symbol the driver does not export, an out_dir
+/// holding a cuparity run, or an earlier calibrate.json without `force`); 3 when a probe gave no
+/// measurement.
 [[nodiscard]] int calibrate(const calibrate_options &options, std::ostream &console);
 
 } // namespace cuparity

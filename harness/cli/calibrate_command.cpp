@@ -3,7 +3,6 @@
 #include "harness/cli/bounded_options.hpp"
 #include "harness/cli/commands.hpp"
 
-#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -24,7 +23,8 @@ void add_calibrate_command(CLI::App &app, action &run) {
       ->capture_default_str();
   cmd->add_option("--symbol", opt->symbols,
                   "Exported symbol to delay (repeatable; default: the symbols each probe binds)");
-  cmd->add_option("--delays", opt->delays_pct, "Delays in % of the probe's cost, ascending")
+  cmd->add_option("--delays", opt->delays_pct,
+                  "Delays in % of the probe's cost, ascending (others are refused)")
       ->delimiter(',')
       ->check(finite_number(1e-3, true, 100.0));
   cmd->add_option("--min-time", opt->min_time_s, "Seconds per series per round")
@@ -34,12 +34,10 @@ void add_calibrate_command(CLI::App &app, action &run) {
       ->check(whole_number(1, 100))
       ->capture_default_str();
   cmd->add_option("--gpu", opt->gpu, "CUDA_VISIBLE_DEVICES for the probe processes");
-  cmd->callback([opt, &run] {
-    run = [opt] {
-      std::sort(opt->delays_pct.begin(), opt->delays_pct.end());
-      return calibrate(*opt, std::cout);
-    };
-  });
+  cmd->add_flag("--force", opt->force,
+                "Replace an earlier calibration in --out (without it, calibrate.json there is "
+                "refused)");
+  cmd->callback([opt, &run] { run = [opt] { return calibrate(*opt, std::cout); }; });
 }
 
 } // namespace cuparity::cli

@@ -17,9 +17,17 @@ import pytest
 
 import hostile_support as hs
 
+FAST_CALIBRATE = ["--probe", "ctx.get_current", "--delays", "50", "--rounds", "1",
+                  "--min-time", "0.001"]
+
+
 def faults(built, matrix: Path, out: Path, *argv: str):
     return built.run("faults", str(matrix), "--out", str(out), "-j", "1", "--cell-jobs", "2",
                      *argv)
+
+
+def calibrate(built, out: Path, *argv: str):
+    return built.run("calibrate", "--out", str(out), "--target", built.sim_driver, *argv)
 
 
 # --- faults: an empty selection is never exit 0 (defect 4) ---------------------------------
@@ -138,3 +146,64 @@ def test_faults_out_over_a_real_run_is_refused(built, small_matrix, tmp_path):
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert f"--out {run}: holds a cuparity run" in proc.stderr
     assert sorted(p.name for p in run.iterdir()) == before
+
+
+# --- calibrate: no overwrite, no nonsense (defect 8) ---------------------------------------
+
+def test_calibrate_refuses_to_replace_an_earlier_calibration(built, tmp_path):
+    out = tmp_path / "cal"
+    out.mkdir()
+    earlier = out / "calibrate.json"
+    earlier.write_text('{"schema": "cuparity.calibrate/2", "earlier": true}\n')
+    proc = calibrate(built, out, *FAST_CALIBRATE)
+    hs.no_traceback(proc)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"{earlier}: an earlier calibration" in proc.stderr
+    assert "--force" in proc.stderr
+    assert earlier.read_text() == '{"schema": "cuparity.calibrate/2", "earlier": true}\n'
+    assert sorted(p.name for p in out.iterdir()) == ["calibrate.json"]
+
+
+def test_calibrate_force_replaces_an_earlier_calibration(built, tmp_path):
+    out = tmp_path / "cal"
+    out.mkdir()
+    (out / "calibrate.json").write_text('{"earlier": true}\n')
+    proc = calibrate(built, out, "--force", *FAST_CALIBRATE)
+    hs.no_traceback(proc)
+    # 0, or 1 when the 1 ms A/A read a difference: either way a calibration, written over.
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    assert '"earlier"' not in (out / "calibrate.json").read_text()
+    assert "cuparity.calibrate/2" in (out / "calibrate.json").read_text()
+
+
+def test_calibrate_out_over_a_run_folder_is_refused(built, tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "summary.json").write_text("{}\n")
+    proc = calibrate(built, run, "--force", *FAST_CALIBRATE)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"--out {run}: holds a cuparity run (summary.json)" in proc.stderr
+    assert sorted(p.name for p in run.iterdir()) == ["summary.json"]
+
+
+@pytest.mark.parametrize("delays", [["5", "1"], ["5,1"], ["1", "1"]])
+def test_calibrate_delays_out_of_order_are_refused(built, tmp_path, delays):
+    out = tmp_path / "cal"
+    proc = calibrate(built, out, "--probe", "ctx.get_current", "--rounds", "1", "--min-time",
+                     "0.001", "--delays", *delays)
+    hs.no_traceback(proc)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    first, second = (delays[0].split(",") + delays[1:])[:2]
+    assert f"--delays: {second} after {first}" in proc.stderr
+    assert not (out / "calibrate.json").exists()
+
+
+@pytest.mark.parametrize("symbol", ["cuNoSuch", "cuparity_simulated_driver"])
+def test_calibrate_symbol_the_driver_does_not_export_is_refused(built, tmp_path, symbol):
+    out = tmp_path / "cal"
+    proc = calibrate(built, out, "--symbol", symbol, *FAST_CALIBRATE)
+    hs.no_traceback(proc)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"--symbol '{symbol}'" in proc.stderr
+    assert "not a symbol the driver exports" in proc.stderr
+    assert not (out / "calibrate.json").exists()
