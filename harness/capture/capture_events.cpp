@@ -90,6 +90,10 @@ bool add_event(captured_process &p, const json &e) {
                        flag(e, "wrapped")});
   } else if (kind == "proc") {
     p.requests.push_back(read_proc(e));
+  } else if (kind == "lost") {
+    p.lost.push_back({static_cast<long>(number(e, "pid")), text(e, "exe"),
+                      "could not write its events as uid " + std::to_string(number(e, "uid")) +
+                          ": " + text(e, "error")});
   } else {
     return false;
   }
@@ -114,7 +118,9 @@ std::vector<captured_process> read_capture_dir(const std::string &dir,
     }
     const json h = json::parse(line, nullptr, false);
     if (!h.is_object() || text(h, "event") != "process") {
-      problems.push_back(name + ": the first line is no process line");
+      // Its process is lost: the line is cut or garbled (the library bounds it, so never so far).
+      problems.push_back(name + ": the first line (" + std::to_string(line.size()) +
+                         " bytes) is no process line");
       continue;
     }
     captured_process p = read_header(h);

@@ -33,6 +33,15 @@ struct proc_event {
   bool wrapped = false;
 };
 
+/// A process of the command whose bindings are not (all) in the map: one that loaded the audit
+/// library but could not open its events file (it said so in its parent's), or one still running
+/// when the command exited.
+struct lost_process {
+  long pid = 0;
+  std::string exe;
+  std::string why;
+};
+
 /// One program image of the captured tree: a process, or what it exec'd without forking (a shell
 /// or `env` running the program is one pid, two images).
 struct captured_process {
@@ -47,11 +56,12 @@ struct captured_process {
   std::vector<bind_event> binds;
   std::vector<proc_event> requests;
   std::size_t unreadable_lines = 0; ///< lines that were no event (a process killed mid-line)
+  std::vector<lost_process> lost;   ///< children that could not write their own file said so here
 };
 
 /// Reads every process-<pid>.jsonl of `dir`, one record per image, ordered by start (parents
 /// before children, then pid and image). A file whose first line is no process line is skipped
-/// and named in `problems`.
+/// and named in `problems` (a process whose events are lost: the capture is incomplete).
 [[nodiscard]] std::vector<captured_process> read_capture_dir(const std::string &dir,
                                                              std::vector<std::string> &problems);
 

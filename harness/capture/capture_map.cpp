@@ -244,6 +244,7 @@ json capture_map_json(const std::vector<captured_process> &processes, const capt
           {"packages", packages},
           {"processes", procs},
           {"problems", facts.problems},
+          {"lost", facts.lost},
           {"entries", list}};
 }
 

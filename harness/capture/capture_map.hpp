@@ -16,6 +16,7 @@ struct capture_facts {
   int exit_status = 0;               ///< as a shell reports it: the exit code, or 128 + signal
   std::string captured;              ///< UTC, ISO 8601
   std::vector<std::string> problems; ///< files of the capture folder that could not be read
+  nlohmann::json lost = nlohmann::json::array(); ///< processes the map misses: pid, exe, why
 };
 
 /// The base name cuGetProcAddress takes: trailing `_v<N>`, `_ptds` and `_ptsz` removed,

@@ -22,13 +22,16 @@ struct capture_request {
 };
 
 struct capture_outcome {
-  int exit_status = 0; ///< the command's, as a shell reports it
-  nlohmann::json map;  ///< cuparity.binding_map/2
+  int exit_status = 0;           ///< the command's, as a shell reports it
+  nlohmann::json map;            ///< cuparity.binding_map/2
+  std::vector<std::string> lost; ///< processes whose bindings the map misses, each in words
 };
 
 /// Runs the command with LD_AUDIT (kept in front of any LD_AUDIT already set) and the audit
-/// library's variables, its stdio passed through, then reads every process's events. Throws
-/// capture_error when it cannot set up or start the command.
+/// library's variables, its stdio passed through, then reads every process's events. Processes
+/// still running when the command has exited (this process is their subreaper, so it sees them),
+/// event files that cannot be read and processes that could not write theirs are `lost`. Throws
+/// capture_error when it cannot set up or start the command, or when no process was captured.
 [[nodiscard]] capture_outcome capture_process_tree(const capture_request &request);
 
 } // namespace cuparity

@@ -114,7 +114,13 @@ int run_capture(const capture_options &opt) {
     std::cerr << "cuparity capture: " << terminal_text(e.what()) << "\n";
     return exit_code::bad_input;
   }
-  const settings s = read_settings(process_environment(), executable_dir());
+  settings s;
+  try {
+    s = read_settings(process_environment(), executable_dir());
+  } catch (const config_error &e) { // a variable that cannot be used: as `env` says it
+    std::cerr << "cuparity capture: " << terminal_text(e.what()) << "\n";
+    return exit_code::bad_input;
+  }
   capture_request request{opt.command, companion_library(executable_dir(), "libcuparity_audit.so"),
                           s.driver_path, opt.events};
   capture_outcome outcome;
@@ -135,6 +141,16 @@ int run_capture(const capture_options &opt) {
   }
   if (!opt.quiet)
     print_summary(std::cerr, outcome.map, opt.out);
+  if (!outcome.lost.empty()) {
+    // The map is written, but it is not the whole command: never the command's status alone.
+    std::cerr << "cuparity capture: the command exited " << outcome.exit_status << ", but "
+              << outcome.lost.size()
+              << (outcome.lost.size() == 1 ? " process of it is" : " processes of it are")
+              << " missing from the map:\n";
+    for (const auto &l : outcome.lost)
+      std::cerr << "  " << terminal_text(l) << "\n";
+    return exit_code::environment;
+  }
   return outcome.exit_status;
 }
 

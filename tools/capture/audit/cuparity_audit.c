@@ -18,6 +18,9 @@
  * inherit LD_AUDIT and the variables, so every process of the tree is captured unless it clears
  * its environment. The descriptor sits high (>= 512), and before every line it is checked still to
  * be this file: a program that closes every descriptor and opens its own must not receive events.
+ * It survives exec: an image that cannot open its file (another user after `setpriv --reuid`)
+ * appends through the one its pid's image before it left open, and one that has no file at all
+ * writes a "lost" line into its parent's.
  * Every line is bounded; a string that does not fit is cut (the line says "truncated"), never the
  * line's end. */
 #define _GNU_SOURCE
@@ -39,6 +42,7 @@ typedef int (*gpa_v1_fn)(const char *, void **, int, unsigned long long);
 typedef int (*gpa_v2_fn)(const char *, void **, int, unsigned long long, int *);
 
 static char g_dir[3072];
+static char g_real_dir[4096]; /* g_dir as /proc/self/fd spells it: symbolic links resolved */
 static char g_drivers[1024]; /* ':'-separated extra driver file names (CUPARITY_CAPTURE_DRIVER) */
 static int g_enabled;
 static int g_fd = -1;
@@ -110,21 +114,28 @@ static size_t escape_one(const unsigned char *p, char *out, size_t *out_len) {
   return 1;
 }
 
-static void put_string(struct line *l, const char *s) {
+/* A JSON string of at most `most` bytes of text (cut, and the line marked, beyond). */
+static void put_string_at_most(struct line *l, const char *s, size_t most) {
   put(l, "\"", 1);
+  size_t written = 0;
   for (const unsigned char *p = (const unsigned char *)s; *p;) {
     char e[8];
     size_t n;
     size_t used = escape_one(p, e, &n);
-    if (l->n + n + k_reserve >= l->cap) {
+    if (l->n + n + k_reserve >= l->cap || written + n > most) {
       l->truncated = 1;
       break;
     }
     memcpy(l->text + l->n, e, n);
     l->n += n;
+    written += n;
     p += used;
   }
   put(l, "\"", 1);
+}
+
+static void put_string(struct line *l, const char *s) {
+  put_string_at_most(l, s, (size_t)-1);
 }
 
 static void put_key(struct line *l, const char *key) {
@@ -200,6 +211,7 @@ static const char *const k_selection[] = {"CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_S
                                           "CUDA_MODULE_LOADING",
                                           0};
 
+/* Each value is cut at 16 KiB: the seven fit a process line whole, with room left for argv. */
 static void put_environment(struct line *l, char *buf, size_t n) {
   int first = 1;
   put_key(l, "environment");
@@ -213,7 +225,7 @@ static void put_environment(struct line *l, char *buf, size_t n) {
         first = 0;
         put_string(l, *v);
         put(l, ":", 1);
-        put_string(l, buf + i + len + 1);
+        put_string_at_most(l, buf + i + len + 1, 16 << 10);
       }
     }
   put(l, "}", 1);
@@ -231,19 +243,22 @@ static void put_process_header(struct line *l, pid_t pid, int forked) {
   put_number(l, "ppid", getppid());
   put_number(l, "forked", forked);
   put_member(l, "exe", exe);
-  size_t n = read_proc("/proc/self/cmdline", buf, sizeof buf - 1);
+  /* The environment before argv: the variables decide the audit, and argv may fill the line. */
+  size_t n = read_proc("/proc/self/environ", buf, sizeof buf - 1);
+  buf[n] = 0;
+  put_environment(l, buf, n);
+  n = read_proc("/proc/self/cmdline", buf, sizeof buf - 1);
   buf[n] = 0;
   put_key(l, "argv");
   put(l, "[", 1);
-  for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
+  /* Stops at the first cut argument: each further one would eat the room kept for the line's end
+   * (100,000 arguments left a line that never closed, so the whole process was lost). */
+  for (size_t i = 0; i < n && !l->truncated; i += strlen(buf + i) + 1) {
     if (i)
       put(l, ",", 1);
     put_string(l, buf + i);
   }
   put(l, "]", 1);
-  n = read_proc("/proc/self/environ", buf, sizeof buf - 1);
-  buf[n] = 0;
-  put_environment(l, buf, n);
   if (l->truncated)
     put_number(l, "truncated", 1);
   put(l, "}\n", 2);
@@ -254,6 +269,73 @@ static void put_process_header(struct line *l, pid_t pid, int forked) {
 static int still_ours(int fd) {
   struct stat st;
   return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == g_fd_dev && st.st_ino == g_fd_ino;
+}
+
+enum { k_first_fd = 512, k_scanned = 64 };
+
+/* Whether descriptor `fd` is a capture file of this folder (its file name into `name`). */
+static int capture_file(int fd, char *name, size_t size) {
+  char proc[64], link[sizeof g_real_dir + 64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(proc, link, sizeof link - 1);
+  size_t d = strlen(g_real_dir);
+  if (n <= 0)
+    return 0;
+  link[n] = 0;
+  if (strncmp(link, g_real_dir, d) != 0 || strncmp(link + d, "/process-", 9) != 0)
+    return 0;
+  snprintf(name, size, "%s", link + d + 1);
+  return 1;
+}
+
+/* A line in another process's file: this image loaded the library but cannot write its events
+ * (its own file cannot be opened: another user after a fork, the folder not theirs). */
+static void report_lost(int fd, pid_t pid, int error) {
+  char text[8192], exe[4096];
+  struct line l = {text, sizeof text, 0, 0};
+  ssize_t e = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[e > 0 ? e : 0] = 0;
+  puts_raw(&l, "{");
+  put_member(&l, "event", "lost");
+  put_number(&l, "pid", pid);
+  put_number(&l, "ppid", getppid());
+  put_number(&l, "uid", (long long)getuid());
+  put_member(&l, "exe", exe);
+  put_member(&l, "error", strerror(error));
+  if (l.truncated)
+    put_number(&l, "truncated", 1);
+  put(&l, "}\n", 2);
+  write_all(fd, l.text, l.n);
+}
+
+/* The descriptor this new image writes to: its own file, else the one the image before it (same
+ * pid, before an exec) left open, which is the same file. The capture's descriptors are not
+ * close-on-exec for this: `setpriv --reuid=...` execs as a user who cannot open a file in the
+ * folder, yet appends through the inherited descriptor. Every other capture descriptor inherited
+ * (the parent's) is closed, after a "lost" line through it when this image has no file at all. */
+static int open_image_file(const char *path, pid_t pid, int parent_fd) {
+  char own[64], name[64];
+  snprintf(own, sizeof own, "process-%ld.jsonl", (long)pid);
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+  const int error = errno;
+  int kept = -1, other = parent_fd;
+  for (int i = k_first_fd; i < k_first_fd + k_scanned; ++i) {
+    if (i == fd || i == parent_fd || fcntl(i, F_GETFD) < 0 || !capture_file(i, name, sizeof name))
+      continue;
+    if (fd < 0 && kept < 0 && strcmp(name, own) == 0)
+      kept = i;
+    else if (other < 0)
+      other = i;
+    else
+      close(i);
+  }
+  if (fd < 0)
+    fd = kept;
+  if (fd < 0 && other >= 0)
+    report_lost(other, pid, error);
+  if (other >= 0)
+    close(other);
+  return fd;
 }
 
 /* The process's own file, opened at its first line, again after a fork, and again whenever the
@@ -269,11 +351,12 @@ static int out_fd(void) {
     const int forked = g_fd_pid != 0 && new_image;
     char path[sizeof g_dir + 64];
     snprintf(path, sizeof path, "%s/process-%ld.jsonl", g_dir, (long)pid);
-    if (still_ours(g_fd))
-      close(g_fd); /* the parent's, inherited through fork: never a number the program reused */
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd >= 0 && fd < 512) { /* out of the way of the program's own descriptors */
-      int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
+    /* The parent's, inherited through fork: never a number the program reused. */
+    const int parent_fd = forked && still_ours(g_fd) ? g_fd : -1;
+    int fd = new_image ? open_image_file(path, pid, parent_fd)
+                       : open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0 && fd < k_first_fd) { /* out of the way of the program's own descriptors */
+      int high = fcntl(fd, F_DUPFD, k_first_fd);
       if (high >= 0) {
         close(fd);
         fd = high;
@@ -454,6 +537,8 @@ EXPORT unsigned int la_version(unsigned int version) {
   const char *drivers = getenv("CUPARITY_CAPTURE_DRIVER");
   if (dir && *dir && strlen(dir) < sizeof g_dir) {
     strcpy(g_dir, dir);
+    if (!realpath(g_dir, g_real_dir))
+      strcpy(g_real_dir, g_dir);
     g_enabled = 1;
   }
   if (drivers && strlen(drivers) < sizeof g_drivers)
