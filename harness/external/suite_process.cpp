@@ -2,14 +2,20 @@
 #include "harness/external/suite_process.hpp"
 
 #include "harness/config/config.hpp"
+#include "harness/external/suite_leftovers.hpp"
 #include "harness/platform/self_exe.hpp"
 
+#include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <sys/wait.h>
 #include <system_error>
+#include <thread>
+#include <unistd.h>
 
 namespace cuparity {
 namespace fs = std::filesystem;
@@ -56,6 +62,12 @@ void write_node_ids(const std::string &path, const std::vector<std::string> &ids
     throw std::system_error(errno, std::generic_category(), "cannot write " + path);
 }
 
+/// Where the plugin writes its lines. Also what marks this suite process's descendants: the
+/// variable holds a path no other suite process is given (suite_leftovers finds them by it).
+std::string progress_path(const suite_process_spec &s) {
+  return s.dir + "/progress.jsonl";
+}
+
 /// The cell's environment plus what lets cuparity follow the tests: the plugin on PYTHONPATH and
 /// in PYTEST_ADDOPTS (pytest's own way to add options from outside), and its files.
 std::map<std::string, std::string> suite_environment(const suite_process_spec &s) {
@@ -68,7 +80,7 @@ std::map<std::string, std::string> suite_environment(const suite_process_spec &s
   const auto addopts = env.find("PYTEST_ADDOPTS");
   env["PYTEST_ADDOPTS"] =
       (addopts == env.end() ? "" : addopts->second + " ") + "-p cuparity_pytest";
-  env["CUPARITY_SUITE_PROGRESS"] = s.dir + "/progress.jsonl";
+  env["CUPARITY_SUITE_PROGRESS"] = progress_path(s);
   env["CUPARITY_SUITE_DIR"] = s.suite_dir;
   if (!s.deselect.empty()) {
     write_node_ids(s.dir + "/deselect.txt", s.deselect);
@@ -81,27 +93,65 @@ std::map<std::string, std::string> suite_environment(const suite_process_spec &s
   return env;
 }
 
-/// Waits for the process to close its end of the events pipe (it and everything it started
-/// ended), its deadline, or the run's stop.
+/// Whether the child `pid` has ended, leaving it unreaped (child_process::wait reaps it). A
+/// failed waitid (no such child) counts as ended: waiting on would never end.
+bool child_ended(int pid) {
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0)
+    return errno != EINTR;
+  return info.si_pid == pid;
+}
+
+/// Waits for the suite's process to end, its deadline, or the run's stop; then for it to be
+/// gone (a zombie still, so that its pid and process group stay its own for the sweep). The end
+/// of the process, not of its events pipe: a process it left running holds the pipe open
+/// (a test's background sleeper), and must not turn a pass into a timeout.
 void wait_for_suite(child_process &child, suite_process_result &r, steady::time_point deadline,
                     const std::atomic<bool> &stop) {
+  constexpr std::chrono::milliseconds slice_most(20);
+  bool events_open = true;
   std::string line;
   for (;;) {
+    if (child_ended(child.pid()))
+      return;
     if (stop) {
       r.stopped = true;
-      child.kill_group();
-      return;
+      break;
     }
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady::now());
     if (left.count() <= 0) {
       r.timed_out = true;
-      child.kill_group();
-      return;
+      break;
     }
-    const auto slice = std::min(left, std::chrono::milliseconds(250));
-    if (child.read_line(line, slice) == child_process::read_status::eof)
-      return;
+    const auto slice = std::min(left, slice_most);
+    // Lines on the pipe are drained (a writer must not block on it) and otherwise unused.
+    if (!events_open || child.read_line(line, slice) == child_process::read_status::eof) {
+      events_open = false;
+      std::this_thread::sleep_for(slice);
+    }
+  }
+  child.kill_group();
+  siginfo_t info{};
+  while (::waitid(P_PID, static_cast<id_t>(child.pid()), &info, WEXITED | WNOWAIT) != 0 &&
+         errno == EINTR) {
+  }
+}
+
+/// Ends what the suite's process left running and names it: in the result and, last, in its log.
+void end_leftovers(suite_process_result &r, int leader, const std::string &marker) {
+  const std::vector<leftover_process> left =
+      end_leftover_processes(leader, marker, r.timed_out || r.stopped);
+  for (const auto &p : left)
+    r.left.push_back(std::to_string(p.pid) + " (" + p.comm + ")");
+  if (left.empty())
+    return;
+  const std::string line = "\ncuparity: killed what the suite's process left running, " +
+                           describe_leftovers(left) + "\n";
+  const int fd = ::open(r.log_path.c_str(), O_WRONLY | O_APPEND | O_NONBLOCK | O_CLOEXEC);
+  if (fd >= 0) {
+    (void)!::write(fd, line.data(), line.size());
+    ::close(fd);
   }
 }
 
@@ -164,12 +214,14 @@ suite_process_result run_suite_process(const suite_process_spec &spec,
   for (const auto &arg : spec.command)
     p.argv.push_back(replace_all(replace_all(arg, "{junit}", r.junit_path), "{out}", spec.dir));
   p.env = suite_environment(spec);
+  (void)adopt_orphans(); // a double-forked daemon of the suite's becomes ours to reap
   const long oom_before = oom_kill_count();
   const auto t0 = steady::now();
   {
     child_process child(p, r.log_path);
     r.pid = child.pid();
     wait_for_suite(child, r, t0 + spec.timeout, stop);
+    end_leftovers(r, child.pid(), "CUPARITY_SUITE_PROGRESS=" + progress_path(spec));
     const process_result ended = child.wait();
     // capture exits with the command's status as a shell reports it: 128 + a signal's number.
     r.exit_code = ended.exited ? ended.exit_code : 128 + ended.signal;
@@ -180,7 +232,7 @@ suite_process_result run_suite_process(const suite_process_spec &spec,
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   const long oom_after = oom_kill_count();
   r.oom_kills = oom_before >= 0 && oom_after > oom_before ? oom_after - oom_before : 0;
-  r.progress = read_suite_progress(spec.dir + "/progress.jsonl");
+  r.progress = read_suite_progress(progress_path(spec));
   read_junit(r);
   std::error_code ec;
   r.map_written = fs::is_regular_file(r.map_path, ec);
@@ -188,13 +240,16 @@ suite_process_result run_suite_process(const suite_process_spec &spec,
 }
 
 std::string log_tail(const std::string &path, std::size_t lines) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in)
+  // The suite's process may have put anything at the log's path (a FIFO): read a regular file only.
+  const int fd = open_regular_file(path);
+  if (fd < 0)
     return "";
-  const std::streamoff size = in.tellg();
-  const std::streamoff from = size > 2048 ? size - 2048 : 0;
-  in.seekg(from);
-  std::string text{std::istreambuf_iterator<char>(in), {}};
+  const off_t size = ::lseek(fd, 0, SEEK_END);
+  const off_t from = size > 2048 ? size - 2048 : 0;
+  std::string text(2048, '\0');
+  const ssize_t got = size < 0 ? -1 : ::pread(fd, text.data(), text.size(), from);
+  ::close(fd);
+  text.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
     text.pop_back();
   std::size_t at = text.size();

@@ -43,6 +43,8 @@ struct suite_process_result {
   std::optional<junit_report> junit; ///< none when the file is missing or unreadable
   std::string junit_problem;         ///< why there is none
   bool map_written = false;
+  /// What it left running when it ended ("4242 (sleep)"), killed then (suite_leftovers).
+  std::vector<std::string> left;
 
   /// "killed by signal 9 (Killed); the kernel's OOM killer ended 1 process meanwhile", "timed
   /// out after 120 s", "exited with code 1".
@@ -54,9 +56,10 @@ struct suite_process_result {
 };
 
 /// Starts `cuparity capture --out <dir>/capture.json -- <command>` with cuparity's pytest plugin
-/// on PYTHONPATH and in PYTEST_ADDOPTS, waits for it (killing its process group at the timeout or
-/// when `stop` is set) and reads its progress, JUnit file and log. Throws std::system_error when
-/// the folder or the process cannot be made.
+/// on PYTHONPATH and in PYTEST_ADDOPTS, waits for it to end (killing its process group at the
+/// timeout or when `stop` is set), kills and names what it left running (`left`, and a last line
+/// in its log) and reads its progress, JUnit file and log. Throws std::system_error when the
+/// folder or the process cannot be made.
 [[nodiscard]] suite_process_result run_suite_process(const suite_process_spec &spec,
                                                      const std::atomic<bool> &stop);
 

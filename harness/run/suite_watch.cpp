@@ -222,7 +222,8 @@ suite_process_result suite_cell_run::start(const std::string &tag,
        {"wall_ms", p.wall_ms},
        {"tests", p.junit ? p.junit->tests.size() : p.progress.tests.size()},
        {"in_flight", in_flight && p.ended_abnormally() ? json(in_flight->nodeid) : json(nullptr)},
-       {"only", only ? json(*only) : json(nullptr)}});
+       {"only", only ? json(*only) : json(nullptr)},
+       {"left", p.left}});
   return p;
 }
 
