@@ -8,8 +8,10 @@
 #include "harness/report/summary.hpp"
 #include "harness/verdict/changes.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 namespace cuparity {
 namespace {
@@ -17,28 +19,46 @@ namespace {
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
-/// The latency block this cuparity writes. /1 (before paired blocks) is still read: its samples,
-/// which is all a run-vs-run comparison takes, have the same shape.
-constexpr const char *latency_schema = "cuparity.latency/2";
-constexpr const char *older_latency_schema = "cuparity.latency/1";
+/// The versions of each schema this reader reads, exactly (the reports' KNOWN_SCHEMAS): a newer
+/// one, minor or major, is refused. The latency block /1 (before paired blocks) is still read: its
+/// samples, which is all a run-vs-run comparison takes, have the same shape.
+const std::vector<std::string> summary_versions = {summary_schema};
+const std::vector<std::string> latency_versions = {"cuparity.latency/2", "cuparity.latency/1"};
 
 std::string optional_string(const json &parent, const std::string &path, const char *name) {
   const auto *v = optional_member(parent, path, name, json_kind::string);
   return v ? v->get<std::string>() : "";
 }
 
-void check_schema(const json &parent, const std::string &path, const std::string &expected) {
+/// What a message says a member held: its JSON text, or "nothing" when it is absent.
+std::string got(const json &parent, const char *name) {
+  return parent.contains(name) ? parent[name].dump() : "nothing";
+}
+
+void check_schema(const json &parent, const std::string &path,
+                  const std::vector<std::string> &versions) {
   const auto where = member_path(path, "schema");
   const auto schema = member(parent, path, "schema", json_kind::string).get<std::string>();
-  if (schema == expected)
+  if (std::find(versions.begin(), versions.end(), schema) != versions.end())
     return;
+  const auto &expected = versions.front();
   const auto family = expected.substr(0, expected.find('/') + 1);
-  if (schema.rfind(family, 0) == 0)
-    throw json_input_error(where, "'" + schema +
-                                      "' is a version this cuparity does not read (it "
-                                      "reads " +
-                                      expected + ")");
-  throw json_input_error(where, "'" + schema + "' where " + expected + " was expected");
+  if (schema.rfind(family, 0) != 0 || schema.find('/', family.size()) != std::string::npos)
+    throw json_input_error(where, "'" + schema + "' where " + expected + " was expected");
+  std::string reads;
+  for (const auto &v : versions)
+    reads += (reads.empty() ? "" : " or ") + v;
+  throw json_input_error(
+      where, "'" + schema + "' is a version this reader does not read (it reads " + reads + ")");
+}
+
+/// A count (0, 1, ...): a whole number, never null, a fraction, a negative number or a boolean.
+std::size_t count_member(const json &parent, const std::string &path, const char *name) {
+  const auto it = parent.find(name);
+  if (it == parent.end() || !it->is_number_integer() || it->get<long long>() < 0)
+    throw json_input_error(member_path(path, name),
+                           "expected a count (0, 1, ...), got " + got(parent, name));
+  return it->get<std::size_t>();
 }
 
 /// latency.settings: the thresholds the run used (each member checked; absent in older runs).
@@ -70,15 +90,15 @@ run_header read_header(const json &s, const std::string &source) {
                                           "' is no verdict (environment, incomplete, failed, "
                                           "equivalent)");
   if (const auto *counts = optional_member(s, "", "counts", json_kind::object))
-    for (const auto &[name, n] : counts->items())
-      if (!n.is_number_integer() || n.get<long long>() < 0)
-        throw json_input_error(member_path("counts", name),
-                               "expected a count (0, 1, ...), found " + n.dump());
-  const json &code = member(s, "", "exit_code", json_kind::number);
+    for (const auto &item : counts->items())
+      (void)count_member(*counts, "counts", item.key().c_str());
   // get<int>() of 1e300 is -2147483648: an exit code is a whole number a process can return.
-  if (!code.is_number_integer() || code.get<long long>() < 0 || code.get<long long>() > 255)
-    throw json_input_error("exit_code", "expected an exit code (0-255), found " + code.dump());
-  h.exit_code = code.get<int>();
+  const auto code = s.find("exit_code");
+  if (code == s.end() || !code->is_number_integer() || code->get<long long>() < 0 ||
+      code->get<long long>() > 255)
+    throw json_input_error("exit_code",
+                           "expected an exit code (0-255), got " + got(s, "exit_code"));
+  h.exit_code = code->get<int>();
   h.started = optional_string(s, "", "started");
   if (const auto *p = optional_member(s, "", "provenance", json_kind::object)) {
     h.git_revision = optional_string(*p, "provenance", "git_revision");
@@ -117,9 +137,66 @@ divergence read_divergence(const json &d, const std::string &path) {
   return out;
 }
 
+/// The pairs of one coverage list: objects of a cell and a case (coverage_from_json reads them).
+std::size_t check_pairs(const json &cov, const char *name) {
+  const std::string path = member_path("coverage", name);
+  const auto &pairs = member(cov, "coverage", name, json_kind::array);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const auto at = element_path(path, i);
+    require_kind(pairs[i], at, json_kind::object);
+    (void)member(pairs[i], at, "cell", json_kind::string);
+    (void)member(pairs[i], at, "case", json_kind::string);
+  }
+  return pairs.size();
+}
+
+/// summary.json's coverage, by the reports' rules (summary_rules.check_coverage, in the same
+/// words; tests/summaries/ holds both to it): counts that are counts, lists no longer than their
+/// counts, planned = recorded + missing + duplicated, and a `complete` and a verdict the counts do
+/// not contradict. A contradiction is garbled input, never a verdict of this reader's own.
+void check_coverage_section(const json &cov, const std::string &verdict) {
+  const bool complete = member(cov, "coverage", "complete", json_kind::boolean).get<bool>();
+  const auto planned = count_member(cov, "coverage", "planned");
+  const auto recorded = count_member(cov, "coverage", "recorded");
+  std::map<std::string, std::size_t> counts;
+  std::string first_found;
+  for (const char *name : {"missing", "duplicated", "unplanned"}) {
+    const auto listed = check_pairs(cov, name);
+    const std::string count_name = std::string(name) + "_count";
+    const auto n = count_member(cov, "coverage", count_name.c_str());
+    if (n < listed)
+      throw json_input_error(member_path("coverage", count_name),
+                             std::to_string(n) + ", fewer than the " + std::to_string(listed) +
+                                 " pairs listed in '" + name + "'");
+    counts[name] = n;
+    if (n > 0 && first_found.empty())
+      first_found = name;
+  }
+  const auto sum = recorded + counts["missing"] + counts["duplicated"];
+  if (planned != sum)
+    throw json_input_error(
+        "coverage.planned",
+        std::to_string(planned) + ", but recorded + missing_count + duplicated_count is " +
+            std::to_string(sum) + " (" + std::to_string(recorded) + " + " +
+            std::to_string(counts["missing"]) + " + " + std::to_string(counts["duplicated"]) + ")");
+  if (complete != (planned > 0 && first_found.empty())) {
+    const std::string why = planned == 0 ? "planned is 0"
+                            : !first_found.empty()
+                                ? first_found + "_count is " + std::to_string(counts[first_found])
+                                : "planned is " + std::to_string(planned) +
+                                      " and no pair is missing, duplicated or unplanned";
+    throw json_input_error("coverage.complete",
+                           std::string(complete ? "true" : "false") + " where " + why);
+  }
+  if (!complete && verdict != "environment" && verdict != "incomplete")
+    throw json_input_error("verdict", "'" + verdict +
+                                          "' where coverage.complete is false (a run that is "
+                                          "not complete is 'incomplete' or 'environment')");
+}
+
 recorded_run read_sections(const json &s, const std::string &source) {
   require_kind(s, "", json_kind::object);
-  check_schema(s, "", summary_schema);
+  check_schema(s, "", summary_versions);
   recorded_run run;
   run.header = read_header(s, source);
   const auto &results = member(s, "", "results", json_kind::array);
@@ -129,14 +206,15 @@ recorded_run read_sections(const json &s, const std::string &source) {
   for (std::size_t i = 0; i < divergences.size(); ++i)
     run.divergences.push_back(read_divergence(divergences[i], element_path("divergences", i)));
   if (const auto *lat = optional_member(s, "", "latency", json_kind::object)) {
-    if (lat->value("schema", "") != older_latency_schema)
-      check_schema(*lat, "latency", latency_schema);
+    check_schema(*lat, "latency", latency_versions);
     run.has_latency = true;
     run.latency = read_recorded_latency(*lat, "latency");
     run.latency_settings_used = read_settings(*lat);
   }
-  if (const auto *cov = optional_member(s, "", "coverage", json_kind::object))
+  if (const auto *cov = optional_member(s, "", "coverage", json_kind::object)) {
+    check_coverage_section(*cov, run.header.verdict);
     run.coverage = coverage_from_json(*cov, "coverage");
+  }
   return run;
 }
 

@@ -55,7 +55,10 @@ struct recorded_run {
 /// Reads `path`: a run directory holding summary.json, or a summary.json, and the binding maps of
 /// the results.jsonl beside it when there is one (a malformed one is an error too). Throws
 /// summary_input_error for a missing or unreadable file, bad JSON, a schema other than
-/// cuparity.summary/1 (latency: cuparity.latency/2 or /1), or a member of the wrong kind.
+/// cuparity.summary/1 (latency: cuparity.latency/2 or /1), a member of the wrong kind, a count that
+/// is not one (null, negative, a fraction), or a coverage section its own counts or the verdict
+/// contradict. The reports (reports/cuparity_reports/summary_rules.py) apply the same rules, in
+/// the same words; tests/summaries/ is the corpus both are held to.
 [[nodiscard]] recorded_run read_recorded_run(const std::string &path);
 
 /// The same from parsed JSON; `source` names the file in errors.

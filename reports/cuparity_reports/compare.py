@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from .formatting import terminal_text as term
 from .json_input import REQUIRED, Obj, ReportInputError, describe
-from .reader import check_schema, parse_json, read_json
+from .reader import ABSENT, check_schema, parse_json, read_json
 
 SCHEMA = "cuparity.compare"
 CLASSES = ("regression", "fix", "changed", "new", "missing", "unchanged")
@@ -47,8 +47,8 @@ def check_compare(data: Any, source: str) -> dict[str, Any]:
     """Checks a cuparity.compare/1 document: its schema, the judge's verdict (`regressed` and the
     `exit_code` that says the same), and every member the renderer reads (by rendering it)."""
     if not isinstance(data, dict):
-        raise ReportInputError(source, f"expected a JSON object (cuparity.compare/1), got {describe(data, 40)}")
-    check_schema(data.get("schema"), SCHEMA, source)
+        raise ReportInputError(source, f"(top level): expected an object (cuparity.compare/1), got {describe(data, 40)}")
+    check_schema(data.get("schema", ABSENT), SCHEMA, source)
     doc = Obj(data, source)
     regressed = doc.boolean("regressed", REQUIRED)
     complete = doc.boolean("complete", True)  # older documents had no coverage: complete

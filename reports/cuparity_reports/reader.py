@@ -18,7 +18,9 @@ What is refused, before anything is shown:
   for a double (1e400), nesting deeper than MAX_JSON_DEPTH (256) levels. The judge writes
   non-finite numbers as null, so none of these is ever in a file it wrote.
 - A summary.json that `cuparity compare` would not read (harness/report/summary_reader.cpp; see
-  `check_summary`): the reports validate a summary with the same rules as the C++ reader.
+  summary_rules.check_summary): the reports validate a summary with the same rules as the C++
+  reader, and tests/summaries/ holds both readers to the same answers.
+- A schema version this reader does not read (KNOWN_SCHEMAS: exactly those versions).
 """
 
 from __future__ import annotations
@@ -37,14 +39,18 @@ from typing import Any, Iterator
 
 # ReportInputError is defined in json_input; it is imported from here too, as before.
 from .json_input import REQUIRED, Obj, ReportInputError, describe, element_path, member_path
+# The summary's rules (shared with the C++ reader through tests/summaries/) and their words.
+from .summary_rules import MAX_EXIT_CODE, OUTCOMES, VERDICTS, check_summary  # noqa: F401 - re-exported
 
-# Highest major version of each schema this reader understands.
-KNOWN_SCHEMAS: dict[str, int] = {
-    "cuparity.summary": 1,
-    "cuparity.results": 1,
-    "cuparity.latency": 2,
-    "cuparity.compare": 1,
-    "cuparity.faults": 1,
+# The versions of each schema this reader reads: exactly these, as the C++ readers take exactly the
+# versions they know (harness/report/summary_reader.cpp). A newer version, minor or major, is
+# refused: a reader never claims to understand what was written after it.
+KNOWN_SCHEMAS: dict[str, tuple[str, ...]] = {
+    "cuparity.summary": ("1",),
+    "cuparity.results": ("1",),
+    "cuparity.latency": ("2", "1"),
+    "cuparity.compare": ("1",),
+    "cuparity.faults": ("1",),
 }
 
 MiB = 1 << 20
@@ -54,12 +60,6 @@ MAX_JSON_DEPTH = 256  # as the C++ reader's max_json_depth
 
 # What a run without summary.json shows instead of a verdict: the C++ judge gives verdicts.
 NO_VERDICT = "no verdict (no summary.json)"
-
-# The judge's verdict words (docs/formats.md) and the outcomes of a result
-# (harness/protocol/outcome.cpp): a summary with another is refused, as the C++ reader refuses it.
-VERDICTS = ("equivalent", "failed", "incomplete", "environment")
-OUTCOMES = ("pass", "fail", "not_supported", "resource_error", "crash", "timeout", "error", "flaky")
-MAX_EXIT_CODE = 255  # an exit code is what a process can return
 
 OK_OUTCOMES = ("pass", "not_supported")  # for display counts only; no verdict is made from it
 
@@ -99,37 +99,30 @@ class Run:
         return lat if lat else None
 
 
-def check_schema(value: Any, expected: str, path: str | os.PathLike[str]) -> int:
-    """Checks a `schema` value like "cuparity.summary/1" and returns its major version."""
-    if not isinstance(value, str) or "/" not in value:
-        raise ReportInputError(path, f"missing or malformed 'schema' (got {describe(value)}; expected {expected}/N)")
+ABSENT: Any = object()  # a member that is not there at all (null is there): `doc.get("schema", ABSENT)`
+
+
+def check_schema(value: Any, expected: str, path: str | os.PathLike[str], member: str = "schema") -> str:
+    """Checks a `schema` value (`member` names it in errors) against the versions of `expected`
+    this reader reads (KNOWN_SCHEMAS), with the C++ reader's messages; returns the version."""
+    if not isinstance(value, str):
+        raise ReportInputError(path, f"{member}: expected a string, got {'nothing' if value is ABSENT else describe(value)}")
+    versions = KNOWN_SCHEMAS[expected]
+    reads = " or ".join(f"{expected}/{v}" for v in versions)
     name, _, version = value.rpartition("/")
-    known = ", ".join(f"{k}/{v}" for k, v in KNOWN_SCHEMAS.items())
-    if name not in KNOWN_SCHEMAS:
-        raise ReportInputError(path, f"unknown schema {value!r} (this reader knows {known})")
     if name != expected:
-        raise ReportInputError(path, f"schema {value!r} where {expected}/N was expected")
-    try:
-        major = int(version.split(".")[0])
-    except ValueError:
-        raise ReportInputError(path, f"malformed schema version in {value!r}") from None
-    if major > KNOWN_SCHEMAS[name]:
-        raise ReportInputError(
-            path,
-            f"schema {value!r} is newer than this reader ({name}/{KNOWN_SCHEMAS[name]}); "
-            "update cuparity_reports",
-        )
-    if major < 1:
-        raise ReportInputError(path, f"unsupported schema version in {value!r}")
-    return major
+        raise ReportInputError(path, f"{member}: '{value}' where {expected}/{versions[0]} was expected")
+    if version not in versions:
+        raise ReportInputError(path, f"{member}: '{value}' is a version this reader does not read (it reads {reads})")
+    return version
 
 
 def _check_latency(latency: Any, path: str | os.PathLike[str]) -> None:
     if latency is None:
         return
     if not isinstance(latency, dict):
-        raise ReportInputError(path, "'latency' must be an object or null")
-    check_schema(latency.get("schema"), "cuparity.latency", path)
+        raise ReportInputError(path, f"latency: expected an object, got {describe(latency, 40)}")
+    check_schema(latency.get("schema", ABSENT), "cuparity.latency", path, "latency.schema")
 
 
 # --- the file -------------------------------------------------------------------------------------
@@ -288,48 +281,6 @@ def read_json(path: str | os.PathLike[str], limit: int | None = None) -> Any:
 
 # --- summary.json ---------------------------------------------------------------------------------
 
-def _check_result(r: Obj) -> None:
-    r.string("cell", REQUIRED)
-    r.string("case", REQUIRED)
-    outcome = r.string("outcome", REQUIRED)
-    if outcome not in OUTCOMES:
-        raise r.error("outcome", f"unknown outcome {describe(outcome)} (one of {', '.join(OUTCOMES)})")
-    r.string("message")
-    r.opt_obj("observations")
-
-
-def _check_divergence(d: Obj) -> None:
-    for key in ("group", "case", "key"):
-        d.string(key, REQUIRED)
-    d.obj("values", REQUIRED)
-
-
-def check_summary(doc: Obj) -> None:
-    """The rules of the C++ reader (harness/report/summary_reader.cpp) for what it reads: a known
-    `verdict`, an `exit_code` a process can return, `counts` of whole numbers, `results` of known
-    outcomes, `divergences`.
-    The rest is checked where the renderers read it."""
-    verdict = doc.string("verdict", REQUIRED)
-    if verdict not in VERDICTS:
-        raise doc.error("verdict", f"unknown verdict {describe(verdict)} (one of {', '.join(VERDICTS)})")
-    code = doc.raw("exit_code")
-    if code is None or not isinstance(code, int) or isinstance(code, bool) or not 0 <= code <= MAX_EXIT_CODE:
-        got = "nothing" if "exit_code" not in doc else describe(code)
-        raise doc.error("exit_code", f"expected an exit code (0-{MAX_EXIT_CODE}), got {got}")
-    for name, n in doc.count_map("counts").items():
-        if n < 0:  # as the C++ reader: a count is 0, 1, ...
-            raise doc.obj("counts").error(name, f"expected a count (0, 1, ...), got {n}")
-    doc.string("started")
-    provenance = doc.obj("provenance")
-    provenance.string("git_revision")
-    provenance.boolean("simulated")
-    for r in doc.objs("results", REQUIRED):
-        _check_result(r)
-    for d in doc.objs("divergences", REQUIRED):
-        _check_divergence(d)
-    doc.opt_obj("coverage")
-
-
 def read_run_bytes(path: str | os.PathLike[str]) -> bytes:
     """A run's summary.json or results.jsonl as its text: a gzipped one (a stored run's
     summary.json.gz, results.jsonl.gz) is inflated, at most MAX_RUN_BYTES either way, as the C++
@@ -374,8 +325,8 @@ def read_summary(path: str | os.PathLike[str]) -> Run:
     text = read_run_bytes(path)
     data = parse_json(text, path)
     if not isinstance(data, dict):
-        raise ReportInputError(path, f"expected a JSON object (cuparity.summary/1), got {describe(data, 40)}")
-    check_schema(data.get("schema"), "cuparity.summary", path)
+        raise ReportInputError(path, f"(top level): expected an object (cuparity.summary/1), got {describe(data, 40)}")
+    check_schema(data.get("schema", ABSENT), "cuparity.summary", path)
     _check_latency(data.get("latency"), path)
     check_summary(Obj(data, str(path)))
     data.setdefault("cells", [])
@@ -418,7 +369,7 @@ def read_events(path: str | os.PathLike[str], text: bytes | None = None) -> tupl
     first = events[0]
     if first.raw("type") != "run":
         raise ReportInputError(path, "first line is not a 'run' event")
-    check_schema(first.raw("schema"), "cuparity.results", path)
+    check_schema(first.raw("schema", ABSENT), "cuparity.results", path)
     return events, truncated
 
 

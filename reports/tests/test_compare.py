@@ -65,7 +65,7 @@ def test_renders_a_compare_file(cuparity_bin: Path, tmp_path: Path, capsys: pyte
     assert str(saved) in capsys.readouterr().err
     saved.write_text(json.dumps({"schema": "cuparity.compare/2"}))
     assert main(["compare", "--from", str(saved)]) == 2
-    assert "newer than this reader" in capsys.readouterr().err
+    assert "schema: 'cuparity.compare/2' is a version this reader does not read" in capsys.readouterr().err
 
 
 def test_bad_input_exit_2_names_file(cuparity_bin: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

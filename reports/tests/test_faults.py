@@ -32,6 +32,8 @@ def test_text_from_the_file_is_escaped(tmp_path: Path) -> None:
     data = json.loads(FAULTS.read_text())
     data["trials"][0]["note"] = "<script>alert(1)</script>"
     data["trials"][0]["caught"] = False
+    assert (data["trials"][0]["fault"], data["trials"][0]["path"]) == ("error=999", "any")
+    data["totals"]["error 999 (both paths)"]["caught"] -= 1  # the totals are the trials'
     src = tmp_path / "f.json"
     src.write_text(json.dumps(data))
     out = tmp_path / "f.html"
@@ -46,6 +48,13 @@ def test_text_from_the_file_is_escaped(tmp_path: Path) -> None:
     (lambda d: d["trials"][2].update(caught="yes"), "trials[2].caught"),
     (lambda d: d["totals"]["corrupt (both paths)"].update(caught=9), "caught"),
     (lambda d: d.update(unbound="all"), "unbound"),
+    # Issue 47, 19: `trials: null` read as no trial, "0 of 0 trials not caught", exit 0.
+    (lambda d: d.update(trials=None), "trials: expected a list, got null"),
+    (lambda d: d.pop("trials"), "trials: expected a list, got nothing"),
+    (lambda d: d.update(trials=[]), "totals: 21 tried in all, but the trials listed say 0"),
+    (lambda d: d["totals"]["legacy (both paths)"].update(tried=-1), "legacy (both paths).tried: expected a count"),
+    (lambda d: d["totals"]["legacy (both paths)"].update(tried=None), "legacy (both paths).tried: expected a count"),
+    (lambda d: d["trials"][0].update(caught=False), "totals: 20 caught in all, but the trials listed say 19"),
 ])
 def test_garbled_input_is_exit_2_naming_the_member(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                    change, member: str) -> None:

@@ -103,7 +103,7 @@ def test_history_add_refuses_a_wrong_type(tmp_path: Path, case: dict[str, Any],
 
 @pytest.mark.parametrize("member, value, says", [
     (["coverage", "missing_count"], 3, "coverage.missing_count: 3, fewer than the 4 pairs listed in 'missing'"),
-    (["coverage", "unplanned_count"], -1, "coverage.unplanned_count: expected a count, got -1"),
+    (["coverage", "unplanned_count"], -1, "coverage.unplanned_count: expected a count (0, 1, ...), got -1"),
     (["coverage", "complete"], True, "coverage.complete: true where missing_count is 4"),
 ], ids=["count-below-list", "negative-count", "complete-contradicted"])
 def test_a_coverage_its_own_counts_contradict_is_exit_2(tmp_path: Path, member: list[Any], value: Any, says: str,
@@ -219,14 +219,14 @@ def test_a_garbled_summary_in_the_store_names_the_stored_file(tmp_path: Path,
     capsys.readouterr()
     assert main(["dashboard", str(FIXTURES / "cmp-a"), "--history", str(store), "--output",
                  str(tmp_path / "d.html")]) == 2
-    assert capsys.readouterr().err == f"cuparity-report: error: {stored}: counts.pass: expected an integer, got \"6\"\n"
+    assert capsys.readouterr().err == f"cuparity-report: error: {stored}: counts.pass: expected a count (0, 1, ...), got \"6\"\n"
 
 
 def garbled_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     """name -> (a summary.json that is no JSON object, what the error says)."""
     made = {
         "truncated": (HOSTILE / "truncated.summary.json", "not valid JSON"),
-        "list": (HOSTILE / "list.summary.json", "expected a JSON object"),
+        "list": (HOSTILE / "list.summary.json", "(top level): expected an object"),
     }
     for name, content, says in (
         ("empty", b"", "not valid JSON"),

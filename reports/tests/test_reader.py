@@ -76,16 +76,17 @@ def test_results_jsonl_schema_is_checked(tmp_path: Path) -> None:
     first = json.loads((FIXTURES / "interrupted" / "results.jsonl").read_text().splitlines()[0])
     first["schema"] = "cuparity.results/2"
     (tmp_path / "results.jsonl").write_text(json.dumps(first) + "\n")
-    with pytest.raises(ReportInputError, match="newer than this reader") as e:
+    with pytest.raises(ReportInputError, match="schema: 'cuparity.results/2' is a version this reader does not read") as e:
         load_run(tmp_path)
     assert "results.jsonl" in str(e.value)
 
 
 @pytest.mark.parametrize("schema, message", [
-    ("cuparity.summary/2", "newer than this reader"),
-    ("acme.summary/1", "unknown schema"),
-    ("cuparity.results/1", "where cuparity.summary/N was expected"),
-    (None, "missing or malformed"),
+    ("cuparity.summary/2", "schema: 'cuparity.summary/2' is a version this reader does not read"),
+    ("cuparity.summary/1.5", r"schema: 'cuparity.summary/1.5' is a version this reader does not read \(it reads cuparity.summary/1\)"),
+    ("acme.summary/1", "schema: 'acme.summary/1' where cuparity.summary/1 was expected"),
+    ("cuparity.results/1", "where cuparity.summary/1 was expected"),
+    (None, "schema: expected a string, got null"),
 ])
 def test_refuses_unknown_or_newer_summary(tmp_path: Path, schema: str | None, message: str) -> None:
     data = json.loads((FIXTURES / "cmp-a" / "summary.json").read_text())

@@ -338,7 +338,8 @@ TEST_CASE("cuparity compare: a comparison that cannot vouch for every pair is in
   // B's own summary says it is incomplete (its coverage), though its results match A's.
   json b = summary_of({{"c0", "x", "pass"}, {"c0", "y", "pass"}});
   b["verdict"] = "incomplete";
-  b["coverage"] = {{"planned", 3},
+  b["coverage"] = {{"complete", false},
+                   {"planned", 3},
                    {"recorded", 2},
                    {"missing_count", 1},
                    {"duplicated_count", 0},

@@ -3,6 +3,7 @@
 #include "harness/report/junit_writer.hpp"
 #include "harness/report/summary.hpp"
 #include "harness/report/summary_json_writer.hpp"
+#include "harness/report/summary_reader.hpp"
 #include "harness/report/xml_writer.hpp"
 
 #include <algorithm>
@@ -385,6 +386,72 @@ TEST_CASE("a writer that cannot write its file says which", "[report][writers]")
   CHECK_THROWS_WITH(
       summary_json_writer("/nonexistent/dir/summary.json").write({f.m, f.records, f.c, f.facts}),
       Catch::Contains("/nonexistent/dir/summary.json"));
+}
+
+TEST_CASE("summary.json as written is read back: its coverage and verdict agree",
+          "[report][summaries]") {
+  fixture f;
+  auto s = make_summary(f.m, f.records, f.c, f.facts);
+  s["latency"] = nullptr; // the fixture's latency is a stand-in, not a cuparity.latency block
+  const auto run = recorded_run_from_json(s, "written.json");
+  REQUIRE(run.coverage);
+  CHECK(run.coverage->complete() == s["coverage"]["complete"].get<bool>());
+  // The same run less one cell's results: incomplete, and still read back.
+  auto half = f.records;
+  half.erase(std::remove_if(half.begin(), half.end(),
+                            [](const nlohmann::json &r) {
+                              return is_record(r, record_type::case_result) &&
+                                     r["cell"] == "A=0,B=-";
+                            }),
+             half.end());
+  const auto c = compare_results(f.m, half, all_pairs(f.records), f.baseline,
+                                 [](const std::string &) { return true; });
+  auto partial = make_summary(f.m, half, c, f.facts);
+  partial["latency"] = nullptr;
+  CHECK(partial["verdict"] == "incomplete");
+  CHECK_FALSE(recorded_run_from_json(partial, "partial.json").coverage->complete());
+}
+
+namespace {
+
+/// tests/summaries/: the corpus both summary readers are held to (its README.md).
+const fs::path corpus = fs::path(CUPARITY_SOURCE_DIR) / "tests" / "summaries";
+
+/// The reader's answer for one file: "" when it reads it, else its message.
+std::string answer_of(const fs::path &file) {
+  try {
+    (void)read_recorded_run(file.string());
+    return "";
+  } catch (const summary_input_error &e) {
+    return e.what();
+  }
+}
+
+} // namespace
+
+TEST_CASE("the C++ reader answers every summary of tests/summaries as expected.json says",
+          "[report][summaries]") {
+  const auto expected = nlohmann::json::parse(slurp((corpus / "expected.json").string()));
+  std::size_t files = 0;
+  for (const auto &entry : fs::directory_iterator(corpus)) {
+    const auto name = entry.path().filename().string();
+    if (name.size() < 13 || name.substr(name.size() - 13) != ".summary.json")
+      continue;
+    ++files;
+    INFO(name);
+    REQUIRE(expected.contains(name));
+    const auto &want = expected[name];
+    const auto got = answer_of(entry.path());
+    if (want.value("accepted", false)) {
+      CHECK(got.empty());
+      continue;
+    }
+    const auto head = entry.path().string() + ": " + want["member"].get<std::string>() + ": ";
+    CHECK(got.rfind(head, 0) == 0);
+    CHECK_THAT(got, Catch::Contains(want["says"].get<std::string>()));
+  }
+  CHECK(files == expected.size());
+  CHECK(files > 0);
 }
 
 TEST_CASE("xml escaping: the markup characters become entities, other text stays",
