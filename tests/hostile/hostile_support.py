@@ -1,4 +1,4 @@
-"""Helpers the hostile tests import (`import hostile_support`): filling a device, checking a
+"""Helpers the hostile tests import (`from . import hostile_support as hs`): filling a device, checking a
 process ended by exit with no traceback or abort on its console."""
 
 from __future__ import annotations

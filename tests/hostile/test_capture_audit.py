@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-import hostile_support as hs
+from . import hostile_support as hs
 
 REPO = Path(__file__).resolve().parents[2]
 FIXED_MAP = REPO / "tools" / "capture" / "fixtures" / "fixed-ptds0.json"  # a /1 map, status ok

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-import hostile_support as hs
+from . import hostile_support as hs
 
 REPO = Path(__file__).resolve().parents[2]
 CAPTURE = REPO / "tools" / "capture" / "cuparity_capture.py"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-import hostile_support as hs
+from . import hostile_support as hs
 
 FAST_CALIBRATE = ["--probe", "ctx.get_current", "--delays", "50", "--rounds", "1",
                   "--min-time", "0.001"]

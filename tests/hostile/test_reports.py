@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-import hostile_support as hs
-from conftest import REPO, run_process
+from . import hostile_support as hs
+from .conftest import REPO, run_process
 
 FIXTURES = REPO / "reports" / "tests" / "fixtures"
 RUN_A, RUN_B = FIXTURES / "cmp-a", FIXTURES / "cmp-b"

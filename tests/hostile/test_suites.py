@@ -18,7 +18,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-import hostile_support as hs
+from . import hostile_support as hs
 
 PYTHON = sys.executable
 
