@@ -176,9 +176,9 @@ bool extend_compatible(const toml_reader &r, const toml::table &t, const rule &i
 
 /// Counts the variables named so far (axes first), refusing one beyond variables_max at `t`.
 void add_variables(const toml_reader &r, const toml::table &t, const rule &inc,
-                   std::set<std::string> &named) {
+                   std::map<std::string, source_position> &named) {
   for (const auto &[k, v] : inc.env)
-    if (named.insert(k).second && named.size() > limits::variables_max)
+    if (named.try_emplace(k, inc.where).second && named.size() > limits::variables_max)
       r.error(t, "this [[include]] names " + k + ", variable number " +
                      std::to_string(named.size()) + " of the matrix; the most is " +
                      std::to_string(limits::variables_max));
@@ -187,7 +187,7 @@ void add_variables(const toml_reader &r, const toml::table &t, const rule &inc,
 /// After exclude, never excluded: extends compatible cells, or adds a new cell when none is.
 void apply_include(const read_context &ctx, const toml::table &t,
                    const std::vector<std::string> &axes, std::vector<labelled_env> &cells,
-                   std::set<std::string> &named) {
+                   std::map<std::string, source_position> &named) {
   const auto &keys = include_keys();
   rule inc = read_rule(ctx.reader, t, keys.section, keys.names());
   apply_rows(ctx, t, keys, inc);
@@ -270,6 +270,11 @@ void expand_cells(const read_context &ctx, const document_sections &s, matrix &m
   const std::vector<axis> axes = read_axes(ctx.reader, s.axes);
   for (const auto &a : axes)
     m.axes.push_back(a.var);
+  // Where each variable was first named: its axis key, else the [[include]] naming it.
+  std::map<std::string, source_position> &named = m.variable_at;
+  if (s.axes)
+    for (const auto &[k, v] : toml_reader::in_file_order(*s.axes))
+      named.try_emplace(std::string(k->str()), ctx.reader.at(k->source()));
   std::vector<cell_env> product = product_of(axes);
   for (const toml::table *t : s.exclude)
     apply_exclude(ctx.reader, *t, m.axes, product);
@@ -277,7 +282,6 @@ void expand_cells(const read_context &ctx, const document_sections &s, matrix &m
   std::vector<labelled_env> cells;
   for (auto &e : product)
     cells.push_back({std::move(e), "", axes_at, std::nullopt});
-  std::set<std::string> named(m.axes.begin(), m.axes.end());
   for (const toml::table *t : s.include)
     apply_include(ctx, *t, m.axes, cells, named);
   if (cells.empty())
@@ -304,8 +308,17 @@ void check_known_changes(const matrix &m) {
                          " is no cell of this matrix that has a reference cell");
 }
 
+/// An inert variable the cells do not have is a misspelling of its own.
+void check_inert(const matrix &m) {
+  for (const auto &[var, reason] : m.inert)
+    if (!m.variable_at.count(var))
+      throw matrix_error(m.inert_where.text() + ": inert: " + in_quotes(var) +
+                         " is no variable of this matrix's cells");
+}
+
 void check_reference(const matrix &m) {
   check_known_changes(m);
+  check_inert(m);
   if (!m.reference)
     return;
   const std::string at = m.reference->where.text() + ": reference: ";

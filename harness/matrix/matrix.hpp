@@ -146,6 +146,12 @@ struct matrix {
   source_position known_changes_where;           ///< the key, for messages
   std::vector<std::string> variables;            ///< matrix-controlled variables, axis order first
   std::vector<std::string> axes;                 ///< axis variables, in file order
+  /// Where each matrix variable was first named (its [axes] key, or the [[include]] naming it).
+  std::map<std::string, source_position> variable_at;
+  /// [matrix] inert: variables declared to change nothing the run can see, each with its reason
+  /// (the no-op rule, harness/verdict/noop_variables.cpp, lets them be).
+  std::map<std::string, std::string> inert;
+  source_position inert_where; ///< the key, for messages
   std::vector<cell> cells;
   std::vector<expectation> expectations; ///< stable storage; cells point into it
   latency_settings latency;

@@ -63,6 +63,21 @@ void set_reference(matrix &m, const key_value &v) {
   m.reference = reference_rule{std::move(r.env), v.context().reader.at(t)};
 }
 
+/// VARIABLE = "reason": each must be one of the matrix's variables (checked once the cells exist,
+/// expansion.cpp), and the reason says why changing it changes nothing the run can see.
+void set_inert(matrix &m, const key_value &v) {
+  const toml_reader &r = v.context().reader;
+  for (const auto &[kp, vp] : toml_reader::in_file_order(*v.get<const toml::table *>())) {
+    const std::string var(kp->str());
+    check_variable_name(r, *kp, var);
+    const std::string reason = r.string_of(*vp, "inert." + var);
+    if (reason.find_first_not_of(" \t") == std::string::npos)
+      r.error(*vp, "inert." + var + ": give the reason the variable changes nothing");
+    m.inert[var] = reason;
+  }
+  m.inert_where = r.at(v.node());
+}
+
 void set_case_timeout(matrix &m, const key_value &v) {
   m.case_timeout = std::chrono::milliseconds(static_cast<long long>(v.get<double>() * 1000));
 }
@@ -313,6 +328,9 @@ const key_table<matrix> &matrix_keys() {
            "values and all its other variables"},
           {"fail_on_change", flag(), assign<&m::fail_on_change>,
            "a change against the reference fails the run (default: it is reported only)"},
+          {"inert", table(), set_inert,
+           "VARIABLE = \"reason\": variables known to change nothing the run records (the "
+           "no-op rule lets them be)"},
           {"known_changes", text(), set_known_changes,
            "file of [[change]] tables: changes against the reference that are known, and why "
            "(relative to the matrix's folder)"},

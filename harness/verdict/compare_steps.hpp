@@ -61,9 +61,11 @@ void compare_groups(const record_index &index, const std::set<case_key> &excused
 /// bound symbols differ between those cells.
 void attach_binding_differences(const record_index &index, comparison &out);
 
-/// A suite matrix's variable that changed nothing: every pair of captured cells that differ in it
-/// alone bound the same symbols and ended every test alike, so the package does not read it (a
-/// misspelt variable). A problem of kind "no_op_configuration" per such variable.
+/// A matrix variable that changed nothing (noop_variables.cpp): every pair of cells that differ in
+/// it alone recorded the same evidence (a suite's cells: the same bound symbols; the built-in
+/// cases' cells: the same effective configuration) and ended every case alike. A problem of kind
+/// "no_op_configuration" per such variable, naming where it was written and the known variable
+/// closest to it, unless [matrix] inert declares it.
 void report_noop_variables(const matrix &m, const record_index &index, comparison &out);
 
 /// "fail/timeout": outcomes as the messages show them.

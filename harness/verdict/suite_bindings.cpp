@@ -1,4 +1,5 @@
-// External suites' captured bindings in the verdict: beside divergences, and no-op variables.
+// External suites' captured bindings in the verdict: the functions bound otherwise beside each
+// divergence.
 #include "harness/verdict/compare_steps.hpp"
 
 #include <algorithm>
@@ -47,37 +48,6 @@ std::vector<binding_difference> differences(const record_index &index,
   return out;
 }
 
-/// Whether `a` and `b` differ in `var` and in nothing else.
-bool differ_only_in(const cell &a, const cell &b, const std::string &var) {
-  for (const auto &[k, v] : a.env) {
-    const auto it = b.env.find(k);
-    const bool same = it != b.env.end() && it->second == v;
-    if ((k == var) == same)
-      return false;
-  }
-  return true;
-}
-
-/// Each recorded case of a cell and its outcome.
-std::map<std::string, std::string> outcomes_of(const record_index &index, const std::string &cell) {
-  std::map<std::string, std::string> out;
-  for (auto it = index.cases.lower_bound({cell, ""});
-       it != index.cases.end() && it->first.first == cell; ++it)
-    out[it->first.second] = it->second.value("outcome", "");
-  return out;
-}
-
-/// Whether two cells did anything differently: bound other symbols, or ended a test otherwise (a
-/// variable the driver reads, say a fault to inject, changes outcomes and not the bindings).
-bool cells_differ(const record_index &index, const cell &a, const cell &b) {
-  return index.bindings.at(a.id) != index.bindings.at(b.id) ||
-         outcomes_of(index, a.id) != outcomes_of(index, b.id);
-}
-
-std::string shown_value(const env_value &v) {
-  return v ? "\"" + *v + "\"" : "unset";
-}
-
 } // namespace
 
 void attach_binding_differences(const record_index &index, comparison &out) {
@@ -88,36 +58,6 @@ void attach_binding_differences(const record_index &index, comparison &out) {
         cells.push_back(c);
     if (cells.size() >= 2)
       d.bindings = differences(index, cells);
-  }
-}
-
-void report_noop_variables(const matrix &m, const record_index &index, comparison &out) {
-  if (m.suites.empty())
-    return;
-  for (const auto &var : m.axes) {
-    std::size_t pairs = 0;
-    const cell *first_a = nullptr, *first_b = nullptr;
-    bool changed = false;
-    for (std::size_t i = 0; i < m.cells.size() && !changed; ++i)
-      for (std::size_t j = i + 1; j < m.cells.size() && !changed; ++j) {
-        const cell &a = m.cells[i], &b = m.cells[j];
-        if (!index.bindings.count(a.id) || !index.bindings.count(b.id) ||
-            !differ_only_in(a, b, var))
-          continue;
-        if (pairs++ == 0)
-          first_a = &a, first_b = &b;
-        changed = cells_differ(index, a, b);
-      }
-    if (pairs == 0 || changed)
-      continue;
-    out.problems.push_back(
-        {"no_op_configuration", "", "",
-         var + " changed nothing: the package does not read it. " + std::to_string(pairs) +
-             " pair(s) of cells differ in it alone, bound the same symbols and ended every test "
-             "alike (first: '" +
-             first_a->id + "' with " + shown_value(first_a->env.at(var)) + " and '" + first_b->id +
-             "' with " + shown_value(first_b->env.at(var)) + ", " +
-             std::to_string(index.bindings.at(first_a->id).size()) + " functions each)"});
   }
 }
 

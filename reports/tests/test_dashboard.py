@@ -473,7 +473,8 @@ def reference_run(a_values: list[str], b_values: list[str | bool], reference: st
         return "false" if v is False else "'" + str(v) + "'"
 
     matrix = (f'[matrix]\nname = "chg"\ncases = {json.dumps(CHANGES_CASES)}\nreference = {reference}\n'
-              f'fail_on_change = {"true" if fail_on_change else "false"}\n\n'
+              f'fail_on_change = {"true" if fail_on_change else "false"}\n'
+              'inert = { A = "a test axis", B = "a test axis" }\n\n'
               f'[axes]\nA = [{", ".join(map(toml, a_values))}]\nB = [{", ".join(map(toml, b_values))}]\n')
     s = json.loads((FIXTURES / "cmp-a" / "summary.json").read_text())
     config = s["cells"][0]["config"]

@@ -255,6 +255,7 @@ const std::map<std::string, std::map<std::string, std::string>> samples{
       {"baseline", "\"{matrix_dir}/b.txt\""},
       {"reference", "{ A = \"0\" }"},
       {"fail_on_change", "true"},
+      {"inert", "{ A = \"only a label\" }"},
       {"known_changes", "\"/dev/null\""}}},
     {"[[include]]", {{"label", "\"lab\""}}},
     {"[[expect]]",

@@ -114,7 +114,7 @@ TEST_CASE("suite verdict: other symbols are listed before the same symbols bound
 }
 
 TEST_CASE("suite verdict: a variable that changed no captured cell's bindings is a no-op",
-          "[verdict][suite]") {
+          "[verdict][suite][noop]") {
   auto m = load_suite_matrix("noop");
   json other = legacy_bindings;
   other["cuMemGetInfo"] = {"cuMemGetInfo (proc)"};

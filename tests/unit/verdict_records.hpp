@@ -26,9 +26,12 @@ inline std::filesystem::path scratch_dir() {
 /// Two axes, four cells: "A=0,B=0", "A=0,B=1", "A=1,B=0", "A=1,B=1"; `rules` is appended.
 inline matrix load(const std::string &name, const std::string &rules = "") {
   const auto path = (scratch_dir() / (name + ".toml")).string();
+  // A and B stand for any variables; the no-op rule's own tests (test_noop_variables.cpp) judge
+  // them, these tests judge the other rules (declared last, so line numbers stay).
   std::ofstream(path) << "[matrix]\nname = \"" << name << "\"\n[axes]\nA = [\"0\", \"1\"]\n"
                       << "B = [\"0\", \"1\"]\n"
-                      << rules;
+                      << rules
+                      << "\n[matrix.inert]\nA = \"a test's axis\"\nB = \"a test's axis\"\n";
   return load_matrix(path, [](const std::string &) { return true; });
 }
 

@@ -1,0 +1,138 @@
+// The no-op rule: a matrix variable that changed nothing the run recorded is a misspelling until
+// the matrix says otherwise (docs/verdicts.md, "No-op variables").
+#include "harness/config/known_variables.hpp"
+#include "harness/verdict/compare_steps.hpp"
+
+#include <algorithm>
+
+namespace cuparity::verdict {
+namespace {
+
+/// Whether `a` and `b` differ in `var` and in nothing else.
+bool differ_only_in(const cell &a, const cell &b, const std::string &var) {
+  for (const auto &[k, v] : a.env) {
+    const auto it = b.env.find(k);
+    const bool same = it != b.env.end() && it->second == v;
+    if ((k == var) == same)
+      return false;
+  }
+  return true;
+}
+
+/// Each recorded case of a cell: its outcome and what it observed.
+std::map<std::string, nlohmann::json> results_of(const record_index &index,
+                                                 const std::string &cell) {
+  std::map<std::string, nlohmann::json> out;
+  for (auto it = index.cases.lower_bound({cell, ""});
+       it != index.cases.end() && it->first.first == cell; ++it)
+    out[it->first.second] = {it->second.value("outcome", ""),
+                             it->second.value("observations", nlohmann::json::object())};
+  return out;
+}
+
+/// What a cell recorded that a variable can change: a suite cell, the symbols its package bound
+/// (cuparity's own configuration is not what runs the tests there); a cell of built-in cases,
+/// its effective configuration (binding, stream 0, the raw values of the variables it read).
+struct evidence_kind {
+  bool suites = false;
+  [[nodiscard]] bool has(const record_index &index, const std::string &id) const {
+    return suites ? index.bindings.count(id) > 0 : index.cells.count(id) > 0;
+  }
+  /// Whether two cells with evidence did anything differently.
+  [[nodiscard]] bool differ(const record_index &index, const cell &a, const cell &b) const {
+    if (suites && index.bindings.at(a.id) != index.bindings.at(b.id))
+      return true;
+    if (!suites && config_of(index.cells.at(a.id)) != config_of(index.cells.at(b.id)))
+      return true;
+    // A variable the driver reads (a fault to inject) changes outcomes or observations only.
+    return results_of(index, a.id) != results_of(index, b.id);
+  }
+  [[nodiscard]] std::string same_text() const {
+    return suites ? "bound the same symbols and ended every test alike"
+                  : "have the same effective configuration and ended and observed every case alike";
+  }
+};
+
+/// The pairs of cells with evidence that differ in `var` alone: how many, the first, and whether
+/// one of them did anything differently.
+struct pair_scan {
+  std::size_t pairs = 0;
+  const cell *first_a = nullptr, *first_b = nullptr;
+  bool changed = false;
+};
+
+pair_scan scan_pairs(const matrix &m, const record_index &index, const evidence_kind &kind,
+                     const std::string &var) {
+  pair_scan out;
+  for (std::size_t i = 0; i < m.cells.size() && !out.changed; ++i)
+    for (std::size_t j = i + 1; j < m.cells.size() && !out.changed; ++j) {
+      const cell &a = m.cells[i], &b = m.cells[j];
+      if (!kind.has(index, a.id) || !kind.has(index, b.id) || !differ_only_in(a, b, var))
+        continue;
+      if (out.pairs++ == 0)
+        out.first_a = &a, out.first_b = &b;
+      out.changed = kind.differ(index, a, b);
+    }
+  return out;
+}
+
+std::string shown_value(const env_value &v) {
+  return v ? "\"" + *v + "\"" : "unset";
+}
+
+std::string written_at(const matrix &m, const std::string &var) {
+  const auto it = m.variable_at.find(var);
+  return it == m.variable_at.end() ? "" : " (written at " + it->second.text() + ")";
+}
+
+std::string noop_text(const matrix &m, const std::string &var, const pair_scan &s,
+                      const evidence_kind &kind) {
+  const std::string closest = closest_known_variable(var);
+  return var + " changed nothing" + written_at(m, var) + ": " +
+         (kind.suites ? "the package does not read it. " : "nothing in the run reads it. ") +
+         std::to_string(s.pairs) + " pair(s) of cells differ in it alone and " + kind.same_text() +
+         " (first: '" + s.first_a->id + "' with " + shown_value(s.first_a->env.at(var)) + " and '" +
+         s.first_b->id + "' with " + shown_value(s.first_b->env.at(var)) +
+         "). The known variable closest to it is " + closest +
+         "; if it is meant to change nothing, say why in [matrix] inert = { " + var +
+         " = \"...\" }";
+}
+
+/// Built-in cases with no pair to compare: nothing in the run is known to read the variable, and
+/// some cell ran to show what it read (a misspelt variable beside others, as in a copy of
+/// smoke.toml whose cells differ in several variables at once).
+bool unread_without_pairs(const matrix &m, const record_index &index) {
+  return std::any_of(m.cells.begin(), m.cells.end(),
+                     [&](const cell &c) { return index.cells.count(c.id) > 0; });
+}
+
+std::string unread_text(const matrix &m, const std::string &var) {
+  return var + " changed nothing" + written_at(m, var) +
+         ": nothing in the run is known to read it, and no two cells that ran differ in it "
+         "alone to show otherwise. The known variable closest to it is " +
+         closest_known_variable(var) + "; if it is meant to change nothing, say why in [matrix] " +
+         "inert = { " + var + " = \"...\" }";
+}
+
+} // namespace
+
+void report_noop_variables(const matrix &m, const record_index &index, comparison &out) {
+  const evidence_kind kind{!m.suites.empty()};
+  for (const auto &var : m.variables) {
+    // cuparity's own configuration reads its variables in every cell of built-in cases and records
+    // their raw values; the driver, the shim and the simulated driver act where the records may
+    // not show it (a delay moves a latency only). A suite's package may ignore any of them.
+    const auto reader = known_reader(var);
+    if (reader && (!kind.suites || *reader != variable_reader::configuration))
+      continue;
+    const pair_scan s = scan_pairs(m, index, kind, var);
+    if (m.inert.count(var) || s.changed)
+      continue;
+    if (s.pairs > 0)
+      out.problems.push_back({"no_op_configuration", "", "", noop_text(m, var, s, kind)});
+    else if (!kind.suites && unread_without_pairs(m, index))
+      out.problems.push_back({"no_op_configuration", "", "", unread_text(m, var)});
+  }
+}
+
+} // namespace cuparity::verdict
