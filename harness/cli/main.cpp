@@ -3,6 +3,7 @@
 #include "harness/config/config.hpp"
 #include "harness/config/env_vars.hpp"
 #include "harness/io/input_file.hpp"
+#include "harness/io/standard_output.hpp"
 #include "harness/platform/parent_death.hpp"
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/report/terminal_text.hpp"
@@ -33,7 +34,31 @@ int apply_driver_option(const std::string &value) {
 
 } // namespace
 
+namespace {
+
+/// The exit code once stdout is checked: output that never arrived is an environment problem
+/// (exit 3), unless the command already failed for a reason of its own.
+int with_stdout_checked(int rc) {
+  if (const auto failed = cuparity::finish_standard_output()) {
+    std::cerr << "cuparity: " << *failed << "\n";
+    if (rc == cuparity::exit_code::ok)
+      return cuparity::exit_code::environment;
+  }
+  return rc;
+}
+
+int run_command(int argc, char **argv);
+
+} // namespace
+
 int main(int argc, char **argv) {
+  cuparity::check_standard_output();
+  return with_stdout_checked(run_command(argc, argv));
+}
+
+namespace {
+
+int run_command(int argc, char **argv) {
   // Before anything else: a cell, helper or probe whose parent is killed (SIGKILL of the runner,
   // of a cell by its watchdog) must not live on holding the GPU or blocked on an IPC event.
   cuparity::die_with_parent();
@@ -85,3 +110,5 @@ int main(int argc, char **argv) {
   }
   return cuparity::exit_code::environment;
 }
+
+} // namespace

@@ -188,16 +188,19 @@ void add_probe_command(CLI::App &app, action &run) {
   cmd->add_option("--events-fd", opt->events_fd, "File descriptor for the events (default 1)");
   cmd->add_flag("--serve", opt->serve,
                 "Stay alive and run a round per 'round <n> <flip>' line on stdin");
-  cmd->add_flag_callback(
-      "--list",
-      [] {
-        for (const auto &p : probe_registry::instance().all())
-          std::cout << p.name << "  " << to_string(p.kind) << " (" << unit_of(p.kind) << ")"
-                    << "\n";
-        std::exit(0);
-      },
-      "List the probes and exit");
-  cmd->callback([opt, &run] { run = [opt] { return run_probe_process(*opt); }; });
+  auto list = std::make_shared<bool>(false);
+  cmd->add_flag("--list", *list, "List the probes and exit");
+  // The list is printed by the command, not by the flag's callback: main checks that it reached
+  // stdout (an exit() there would skip the check).
+  cmd->callback([opt, list, &run] {
+    run = [opt, list] {
+      if (!*list)
+        return run_probe_process(*opt);
+      for (const auto &p : probe_registry::instance().all())
+        std::cout << p.name << "  " << to_string(p.kind) << " (" << unit_of(p.kind) << ")\n";
+      return exit_code::ok;
+    };
+  });
 }
 
 } // namespace cuparity::cli

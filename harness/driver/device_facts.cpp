@@ -21,11 +21,12 @@ static std::string uuid_text(const CUuuid &u) {
   return s;
 }
 
-driver_facts query_driver_facts(driver &d) {
+driver_facts query_driver_facts(driver &d, driver_init init) {
   driver_facts f;
   try {
     d.cuDriverGetVersion(&f.driver_version);
-    d.cuInit(0);
+    if (init == driver_init::call)
+      d.cuInit(0);
     int count = 0;
     d.cuDeviceGetCount(&count);
     for (int i = 0; i < count; ++i) {

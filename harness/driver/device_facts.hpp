@@ -22,8 +22,13 @@ struct driver_facts {
   std::vector<device_fact> devices;
 };
 
-/// Calls cuDriverGetVersion, cuInit and the device queries. Never throws: failures are recorded.
-[[nodiscard]] driver_facts query_driver_facts(driver &d);
+/// Whether the caller has initialised the driver already: a cell's start-up times its own cuInit,
+/// and a second one there is a second driver start where a driver's cuInit is slow.
+enum class driver_init { call, done };
+
+/// Calls cuDriverGetVersion, cuInit (unless `init` says it is done) and the device queries. Never
+/// throws: failures are recorded.
+[[nodiscard]] driver_facts query_driver_facts(driver &d, driver_init init = driver_init::call);
 
 /// "13.0" from 13000.
 [[nodiscard]] std::string version_text(int driver_version);

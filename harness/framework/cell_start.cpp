@@ -48,7 +48,8 @@ void retain_checked(driver &d, started_process &p) {
   p.retain_ms = ms_since(t1);
 }
 
-void retain_tolerant(driver &d, started_process &p) {
+/// Whether the start-up's cuInit succeeded (checked: it threw otherwise).
+bool retain_tolerant(driver &d, started_process &p) {
   auto t0 = std::chrono::steady_clock::now();
   CUresult init = d.cuInit.raw(0);
   p.init_ms = ms_since(t0);
@@ -57,6 +58,7 @@ void retain_tolerant(driver &d, started_process &p) {
     (void)d.cuDevicePrimaryCtxRetain.raw(&p.primary, p.dev);
     p.retain_ms = ms_since(t1);
   }
+  return init == CUDA_SUCCESS;
 }
 
 nlohmann::json cell_start_event(const started_process &p, const driver_facts &facts) {
@@ -77,13 +79,17 @@ started_process start_process(const event_stream &events, const char *command, s
     return p;
   driver &d = p.sess->drv();
   try {
+    bool initialised = true;
     if (calls == startup_calls::checked)
       retain_checked(d, p);
     else
-      retain_tolerant(d, p);
+      initialised = retain_tolerant(d, p);
     // The one reading of the device's compute capability: the kernel images every case and the
-    // probes' fixture load are the ones for it (harness/framework/device_architecture.hpp).
-    const driver_facts facts = query_driver_facts(d);
+    // probes' fixture load are the ones for it (harness/framework/device_architecture.hpp). The
+    // driver is started once: a second cuInit cost a simulated 40 s driver start a second 40 s
+    // (issue 47, 16); after a failed one the facts ask again, to record why.
+    const driver_facts facts =
+        query_driver_facts(d, initialised ? driver_init::done : driver_init::call);
     note_device_architecture(facts);
     if (before_start)
       before_start(d, p);

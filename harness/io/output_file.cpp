@@ -65,23 +65,40 @@ void refuse_same_file(const std::string &out, const std::string &in, const std::
                           "; an output never replaces an input");
 }
 
+namespace {
+
+/// A failure of the file system, not of the path the user named: the disk or the quota is full,
+/// or the device failed. That is the environment (exit 3), and the same path works once there is
+/// room; anything else (no such folder, no permission) is the user's input (exit 2).
+[[noreturn]] void cannot_write(const std::string &name, int e) {
+  const std::string what = name + ": cannot be written: " + std::strerror(e);
+  if (e == ENOSPC || e == EDQUOT || e == EIO || e == EFBIG)
+    throw output_write_error(what);
+  throw bad_input_error(what);
+}
+
+} // namespace
+
 void write_output_file(const std::string &path, std::string_view content, const std::string &what) {
   check_output_file(path, what);
   const std::string name = named_file(path, what);
   std::string tmp = parent_of(path) + "/." + path.substr(path.find_last_of('/') + 1) + ".XXXXXX";
   const int fd = mkstemp(tmp.data());
   if (fd < 0)
-    throw bad_input_error(name + ": cannot be written: " + std::strerror(errno));
+    cannot_write(name, errno);
   const mode_t mask = umask(0);
   umask(mask);
   fchmod(fd, 0666 & ~mask); // mkstemp makes 0600; outputs are as open as any other file
   const bool written = write_all(fd, content);
-  const int write_errno = errno;
-  close(fd);
-  if (!written || rename(tmp.c_str(), path.c_str()) != 0) {
-    const int e = written ? errno : write_errno;
+  int e = written ? 0 : errno;
+  // close(2) reports what a file system defers to it (NFS, quota).
+  if (close(fd) != 0 && e == 0)
+    e = errno;
+  if (e == 0 && rename(tmp.c_str(), path.c_str()) != 0)
+    e = errno;
+  if (e != 0) {
     unlink(tmp.c_str());
-    throw bad_input_error(name + ": cannot be written: " + std::strerror(e));
+    cannot_write(name, e);
   }
 }
 

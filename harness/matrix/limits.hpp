@@ -30,6 +30,8 @@ inline constexpr std::size_t cells_max = 10000;
 inline constexpr std::size_t variables_max = 64;
 /// [[include]], [[exclude]] and [[expect]] rules of each kind: each is checked against every cell.
 inline constexpr std::size_t rules_max = 1000;
+/// A variable's name, in bytes: far above any real one, and short enough to quote in a message.
+inline constexpr std::size_t variable_name_max_bytes = 1024;
 /// One variable's value, in bytes (Linux refuses a single environment string over 128 KiB).
 inline constexpr std::size_t value_max_bytes = 64 * 1024;
 /// All of a cell's variables together ("NAME=value" each), in bytes: the environment and the

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 
 namespace cuparity {
 
@@ -34,9 +33,24 @@ bool env_matches(const cell_env &when, const cell_env &env) {
 
 namespace matrix_detail {
 
+namespace {
+
+/// [A-Z_][A-Z0-9_]*, by hand: std::regex_match recurses once per character, and a 50,000-byte key
+/// overflowed the stack (exit 139). Nothing here reads untrusted text with std::regex.
+bool upper_case_name(std::string_view s) {
+  const auto upper = [](char c) { return (c >= 'A' && c <= 'Z') || c == '_'; };
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  return !s.empty() && upper(s[0]) &&
+         std::all_of(s.begin(), s.end(), [&](char c) { return upper(c) || digit(c); });
+}
+
+} // namespace
+
 void check_variable_name(const toml_reader &r, const toml::key &k, const std::string &name) {
-  static const std::regex form("[A-Z_][A-Z0-9_]*");
-  if (!std::regex_match(name, form))
+  if (name.size() > limits::variable_name_max_bytes)
+    r.error(k, in_quotes(name) + " is longer than a variable name may be (" +
+                   std::to_string(limits::variable_name_max_bytes) + " bytes)");
+  if (!upper_case_name(name))
     r.error(k, in_quotes(name) + " is not an environment variable name (expected UPPER_CASE)");
 }
 

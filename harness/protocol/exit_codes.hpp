@@ -9,11 +9,12 @@ inline constexpr int environment = 3; ///< environment problem (no driver when o
 /// `audit`: nothing was checked (an empty map, a package that did not load, a driver without
 /// cuGetProcAddress_v2): not a pass, and distinct from a failure.
 inline constexpr int not_audited = 4;
-/// `run` stopped by SIGINT or SIGTERM: 128 + the signal's number, what a shell reports for a
+/// `run` stopped by SIGINT, SIGTERM or SIGHUP: 128 + the signal's number, what a shell reports for a
 /// process the signal killed, so callers that test for either keep working. Every finished case
 /// is recorded and --resume completes the run.
 inline constexpr int interrupted = 130; ///< SIGINT
 inline constexpr int terminated = 143;  ///< SIGTERM
+inline constexpr int hung_up = 129;     ///< SIGHUP (the terminal or SSH session closed)
 /// A cell process that stopped after a sticky error poisoned its context: the runner starts a
 /// new process for the rest of the cell (EX_TEMPFAIL, so it cannot be mistaken for the above).
 inline constexpr int cell_poisoned = 75;

@@ -18,7 +18,7 @@
 namespace cuparity {
 namespace fs = std::filesystem;
 
-results_writer::results_writer(const std::string &path) {
+results_writer::results_writer(const std::string &path) : m_path(path) {
   m_fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (m_fd < 0)
     throw std::system_error(errno, std::generic_category(), "cannot open " + path);
@@ -32,6 +32,8 @@ results_writer::~results_writer() {
 void results_writer::append(const nlohmann::json &record) {
   std::string line = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::lock_guard<std::mutex> g(m_lock);
+  if (m_failure)
+    throw results_write_error(*m_failure);
   // O_APPEND + one write per record: records never interleave, and the kernel has the data as
   // soon as write returns (a killed runner loses nothing that was appended).
   const char *p = line.data();
@@ -41,11 +43,17 @@ void results_writer::append(const nlohmann::json &record) {
     if (n < 0) {
       if (errno == EINTR)
         continue;
-      throw std::system_error(errno, std::generic_category(), "cannot append a result");
+      m_failure = m_path + ": " + std::strerror(errno);
+      throw results_write_error(*m_failure);
     }
     p += n;
     left -= static_cast<std::size_t>(n);
   }
+}
+
+std::optional<std::string> results_writer::failure() const {
+  std::lock_guard<std::mutex> g(m_lock);
+  return m_failure;
 }
 
 namespace {

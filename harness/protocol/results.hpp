@@ -4,6 +4,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,11 @@ inline constexpr const char *results_schema = "cuparity.results/1";
 
 /// Appends records with one write(2) each: a SIGKILL of the runner loses at most the record
 /// being written, and readers skip a truncated last line. Thread-safe.
+///
+/// A write that fails (a full disk) is sticky: that append and every later one throw
+/// results_write_error, and nothing more is written, so a record cut off by the failure stays the
+/// file's last line (a later record after it would make a line no reader can parse; --resume sets
+/// the cut-off tail aside).
 class results_writer {
 public:
   explicit results_writer(const std::string &path);
@@ -20,10 +26,20 @@ public:
   results_writer(const results_writer &) = delete;
   results_writer &operator=(const results_writer &) = delete;
   void append(const nlohmann::json &record);
+  /// "<path>: <strerror>" once a write has failed; std::nullopt until then.
+  [[nodiscard]] std::optional<std::string> failure() const;
 
 private:
+  std::string m_path;
   int m_fd = -1;
-  std::mutex m_lock;
+  mutable std::mutex m_lock;
+  std::optional<std::string> m_failure;
+};
+
+/// An append to a results file that failed, now or before: what() is "<path>: <strerror>".
+class results_write_error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
 };
 
 struct results_file {

@@ -9,6 +9,7 @@
 
 #include <cctype>
 #include <iomanip>
+#include <map>
 
 namespace cuparity {
 namespace {
@@ -98,6 +99,43 @@ void print_changes(std::ostream &out, const run_outputs &run) {
     out << "  STALE " << terminal_text(stale_known_text(k)) << "\n";
 }
 
+/// "paired 44 same, 4 slower": how many verdicts of a latency list read each way.
+std::string verdict_counts(const std::string &label, const nlohmann::json &list) {
+  std::map<std::string, int> count;
+  for (const auto &v : list)
+    ++count[v.value("verdict", "?")];
+  std::string text;
+  for (const auto &[verdict, n] : count)
+    text += (text.empty() ? " " : ", ") + std::to_string(n) + " " + verdict;
+  return text.empty() ? "" : label + text;
+}
+
+/// The latency phase's verdicts on the last line, beside the functional ones: a series that read
+/// slower must not hide behind "EQUIVALENT" (which, without fail_on_regression, it does not fail).
+std::string latency_headline(const run_outputs &run) {
+  const nlohmann::json &lat = run.facts.latency;
+  if (!lat.is_object())
+    return "";
+  std::string parts;
+  for (const auto &[key, label] :
+       {std::pair{"paired", "paired"}, std::pair{"comparisons", "across processes"},
+        std::pair{"baseline", "against the baseline"}})
+    if (const auto text = verdict_counts(label, lat.value(key, nlohmann::json::array()));
+        !text.empty())
+      parts += (parts.empty() ? "" : "; ") + text;
+  if (parts.empty())
+    parts = "no verdict";
+  bool moved = false;
+  for (const char *key : {"paired", "comparisons", "baseline"})
+    for (const auto &v : lat.value(key, nlohmann::json::array())) {
+      const std::string verdict = v.value("verdict", "");
+      moved = moved || verdict == "slower" || verdict == "faster" || verdict == "regression";
+    }
+  if (moved && !run.m.latency.fail_on_regression)
+    parts += " (reported, not failed: fail_on_regression = false)";
+  return "; latency phase: " + parts;
+}
+
 void print_verdict(std::ostream &out, const run_outputs &run) {
   const auto &c = run.verdict;
   if (!c.coverage.complete())
@@ -110,7 +148,8 @@ void print_verdict(std::ostream &out, const run_outputs &run) {
       << c.divergences.size() << " divergences, " << c.allowed << " allowed non-passes"
       << (c.flaky_excused ? " (" + std::to_string(c.flaky_excused) + " flaky, excused)" : "")
       << "; functional phase " << std::fixed << std::setprecision(1) << run.facts.functional_wall_s
-      << " s: " << (name == "ENVIRONMENT" ? "ENVIRONMENT PROBLEM" : name) << "\n";
+      << " s" << latency_headline(run) << ": "
+      << (name == "ENVIRONMENT" ? "ENVIRONMENT PROBLEM" : name) << "\n";
 }
 
 } // namespace

@@ -37,18 +37,26 @@ extern "C" void on_stop_signal(int sig) {
   g_stop = true;
 }
 
-/// While a phase runs, SIGINT and SIGTERM only set g_stop: the cell watches and the latency
-/// phase then kill the process group of every child they started (a child's helpers die with it,
-/// by PR_SET_PDEATHSIG), record nothing for what was cut short, and every finished case stays
-/// recorded, so that --resume can complete the run.
+/// While a phase runs, SIGINT, SIGTERM and SIGHUP (a closed terminal or SSH session) only set
+/// g_stop: the cell watches and the latency phase then kill the process group of every child they
+/// started (a child's helpers die with it, by PR_SET_PDEATHSIG), record nothing for what was cut
+/// short, and every finished case stays recorded, so that --resume can complete the run.
 void catch_stop_signals(bool on) {
   std::signal(SIGINT, on ? on_stop_signal : SIG_DFL);
   std::signal(SIGTERM, on ? on_stop_signal : SIG_DFL);
+  std::signal(SIGHUP, on ? on_stop_signal : SIG_DFL);
 }
 
-/// The exit code of a run the signal stopped: 130 for SIGINT, 143 for SIGTERM.
+/// The exit code of a run the signal stopped: 128 + the signal's number.
 int stopped_code() {
-  return g_stop_signal == SIGTERM ? exit_code::terminated : exit_code::interrupted;
+  switch (g_stop_signal) {
+  case SIGTERM:
+    return exit_code::terminated;
+  case SIGHUP:
+    return exit_code::hung_up;
+  default:
+    return exit_code::interrupted;
+  }
 }
 
 /// The end of a run before its verdict: the exit code, and what "cuparity run: " reports.
@@ -234,16 +242,30 @@ std::string worker_gpus(const std::vector<std::string> &gpus, std::size_t j) {
 /// One cell; what the runner itself cannot do for it (its log cannot be opened, a process cannot be
 /// started) becomes that cell's cell_error, and the other cells go on. An exception leaving a
 /// worker thread would end the whole run with SIGABRT and lose its summary.
-void run_guarded(const cell_runner &runner, const work_cell &w, const std::string &gpu) {
+/// Nothing leaves a worker thread (an exception there would end the process): a cell the runner
+/// could not run is a cell_error record, and when even that cannot be written (the results file's
+/// disk is full) the writer keeps the failure and the phase stops taking cells
+/// (run_functional_phase); run_cells then ends the run naming it.
+void run_guarded(const cell_runner &runner, const work_cell &w, const std::string &gpu) noexcept {
+  std::string why;
   try {
     runner.run(w, gpu);
+    return;
+  } catch (const results_write_error &) {
+    return; // the writer keeps it; no record can follow
   } catch (const std::exception &e) {
-    runner.results.append(
-        make_record(record_type::cell_error, {{"cell", w.c->id},
-                                              {"kind", "runner"},
-                                              {"message", std::string("the runner could not run "
-                                                                      "this cell: ") +
-                                                              e.what()}}));
+    why = e.what();
+  } catch (...) {
+    why = "an unknown exception";
+  }
+  try {
+    runner.results.append(make_record(record_type::cell_error,
+                                      {{"cell", w.c->id},
+                                       {"kind", "runner"},
+                                       {"message", "the runner could not run this cell: " + why}}));
+  } catch (...) {
+    // The writer keeps a write failure; anything else (no memory for the record) loses this
+    // cell's error only, and the cell stays unrecorded for --resume.
   }
 }
 
@@ -264,7 +286,8 @@ double run_functional_phase(const std::vector<work_cell> &work,
       workers.emplace_back([&, g] {
         const std::string gpu = worker_gpus(gpus, g);
         const std::vector<std::size_t> &queue = shares[g].cells;
-        for (std::size_t i = next[g]++; i < queue.size() && !g_stop; i = next[g]++)
+        for (std::size_t i = next[g]++; i < queue.size() && !g_stop && !runner.results.failure();
+             i = next[g]++)
           run_guarded(runner, work[queue[i]], gpu);
       });
   for (auto &w : workers)
@@ -290,6 +313,10 @@ void run_cells(const run_options &opt, const matrix &m, const run_inputs &in,
   facts.functional_wall_s = run_functional_phase(work, gpus, runner, cells_at_once(opt.jobs, m));
   progress.finish();
   catch_stop_signals(false);
+  if (const auto failed = results.failure())
+    throw run_stop{exit_code::environment,
+                   *failed + "; every case recorded before it is kept: make room and complete the "
+                             "run with --resume"};
   if (g_stop) {
     // The interrupted phase's time counts too: a resumed run reports the whole functional time.
     results.append(make_record(record_type::functional_phase,

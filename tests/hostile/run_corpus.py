@@ -88,12 +88,21 @@ def generated_files(gen: str) -> list[hostile_file]:
     ok = '[matrix]\ncases = ["binding.*"]\n'
     one = '[axes]\nNUMBA_CUDA_USE_NVIDIA_BINDING = ["0"]\n'
     specs = {
+        "variable_name_50k": ("an axis key of 50,000 characters (std::regex overflowed the stack: "
+                              "exit 139) -- expect: 2",
+                              ok + "[axes]\n" + "A" * 50000 + ' = ["0"]\n'),
+        "variable_name_50k_lowercase": ("a 50,000-character key that is no UPPER_CASE name -- "
+                                        "expect: 2",
+                                        ok + "[axes]\n" + "a" * 50000 + ' = ["0"]\n'),
+        "include_name_50k": ("an [[include]] key of 50,000 characters -- expect: 2",
+                             ok + one + "[[include]]\n" + "B" * 50000 + ' = "1"\n'),
         "value_over_64k": ("a value of 65537 bytes, over the bound -- expect: 2",
                            ok + '[axes]\nA = ["' + "v" * 65537 + '"]\n'),
         "value_128k": ("a value over 128 KiB (aborted the runner before) -- expect: 2",
                        ok + '[axes]\nA = ["' + "v" * (128 * 1024 + 1) + '"]\n'),
         "value_at_64k": ("a value of exactly 65536 bytes is accepted -- expect: 0",
-                         ok + '[axes]\nCUPARITY_HOSTILE_NOTE = ["' + "v" * 65536 + '"]\n'),
+                         ok + 'inert = { CUPARITY_HOSTILE_NOTE = "a note; nothing reads it" }\n'
+                         + '[axes]\nCUPARITY_HOSTILE_NOTE = ["' + "v" * 65536 + '"]\n'),
         "cell_env_over_bound": ("five values of 60 KiB: each fine, too much for one environment "
                                 "-- expect: 2",
                                 ok + "[[include]]\n" + "".join(

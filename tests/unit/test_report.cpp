@@ -284,7 +284,7 @@ latency (3 rounds; median per round, robust CV and CV over the rounds; facade ov
 time summed over 4 cell processes: process start 0.0 s, cuInit 0.0 s, primary context 0.0 s, waiting for the GPU lock 0.0 s, cases 0.0 s (helpers 0.0 s, 0 helper starts 0.0 s), exit 0.0 s
   by suite: mem 0.0 s; stream 0.0 s; launch 0.0 s
   costliest cases: mem.alloc 0.0 s (max 0.0 s); stream.sync 0.0 s (max 0.0 s); launch.long 0.0 s (max 0.0 s)
-cuparity: report <&> "fixture": 9 results in 5 cells, 2 semantic groups; 6 problems, 2 divergences, 2 allowed non-passes; functional phase 12.3 s: FAILED
+cuparity: report <&> "fixture": 9 results in 5 cells, 2 semantic groups; 6 problems, 2 divergences, 2 allowed non-passes; functional phase 12.3 s; latency phase: paired 1 not_measured, 1 same, 1 slower; across processes 1 same, 1 slower; against the baseline 1 regression (reported, not failed: fail_on_regression = false): FAILED
 )txt";
 
 struct fixture {
