@@ -725,11 +725,14 @@ NUMBA_CUDA_USE_NVIDIA_BINDING = ["0", "1"]
 )";
 
 /// A runner started in the background, every process of its run carrying `marker`.
-process_spec marked_run(std::vector<std::string> args, const std::string &marker) {
+process_spec marked_run(std::vector<std::string> args, const std::string &marker,
+                        const std::string &sim_faults = "") {
   process_spec spec;
   spec.argv = {CUPARITY_EXE, "run"};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.env = sim_env({{"PATH", "/usr/bin:/bin"}, {test::run_marker_variable, marker}});
+  if (!sim_faults.empty())
+    spec.env["CUPARITY_SIM_FAULTS"] = sim_faults;
   return spec;
 }
 
@@ -750,7 +753,8 @@ std::set<int> until_helper_runs(const std::string &marker, bool &seen_helper) {
   return seen;
 }
 
-/// What is left of a run a second after its runner ended, with each survivor's command line.
+/// What is left of a run once its runner ended (survivors() waits for them to go), with each
+/// survivor's command line.
 std::string survivors_text(const std::set<int> &pids) {
   std::string text;
   for (int pid : pids)
@@ -775,14 +779,19 @@ TEST_CASE("SIGKILL of the runner: its cells and helpers die with it, their /dev/
   const std::string marker = test::new_run_marker("sigkill");
   std::set<int> seen;
   {
-    child_process runner(marked_run({m, "--out", dir + "/cut", "-j", "2"}, marker),
+    // The cells stop at their first free of memory or of an event, for far longer than the
+    // test: the run is then sure to be holding shared memory when it is killed, however loaded
+    // the host (the runner's environment reaches its cells; the resumed run below has no fault).
+    child_process runner(marked_run({m, "--out", dir + "/cut", "-j", "2"}, marker,
+                                    "cuMemFree_v2:delay_ns=300000000000;"
+                                    "cuEventDestroy_v2:delay_ns=300000000000"),
                          dir + "/runner.log");
     bool helper = false;
     seen = until_helper_runs(marker, helper);
     REQUIRE(helper);
     // Kill once the run's processes hold shared memory (the cells' IPC buffers); a kill before
-    // that, under a loaded host, leaves nothing for the sweep below to prove.
-    for (int i = 0; i < 250 && test::shm_objects_of(seen).empty(); ++i) {
+    // that leaves nothing for the sweep below to prove.
+    for (int i = 0; i < 3000 && test::shm_objects_of(seen).empty(); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       for (int pid : test::marked_processes(marker))
         seen.insert(pid);
@@ -792,7 +801,7 @@ TEST_CASE("SIGKILL of the runner: its cells and helpers die with it, their /dev/
   }
   // Before PR_SET_PDEATHSIG, cells lived on until their next event write failed, and a helper
   // waiting on an IPC event forever (the event's exporter was gone).
-  const std::set<int> left = test::survivors(marker, std::chrono::seconds(1));
+  const std::set<int> left = test::survivors(marker, std::chrono::seconds(30));
   INFO(survivors_text(left));
   CHECK(left.empty());
   for (int pid : left)
@@ -854,7 +863,7 @@ TEST_CASE("SIGINT and SIGTERM: exit 130 and 143, no process left, finished cases
   INFO(std::string((std::istreambuf_iterator<char>(log)), {}));
   CHECK(stopped.exited);
   CHECK(stopped.exit_code == code);
-  const std::set<int> left = test::survivors(marker, std::chrono::seconds(1));
+  const std::set<int> left = test::survivors(marker, std::chrono::seconds(30));
   INFO(survivors_text(left));
   CHECK(left.empty());
   for (int pid : left)
@@ -900,7 +909,7 @@ CUPARITY_SIM_FAULTS = ["cuIpcOpenEventHandle:delay_ns=5000000000"]
   const auto records = case_records(dir + "/out");
   REQUIRE(records.size() == 1);
   CHECK(records[0]["outcome"] == "timeout");
-  const std::set<int> left = test::survivors(marker, std::chrono::seconds(1));
+  const std::set<int> left = test::survivors(marker, std::chrono::seconds(30));
   INFO(survivors_text(left));
   CHECK(left.empty());
   for (int pid : left)
