@@ -166,12 +166,16 @@ def test_lingering_processes_end_with_the_suite_killed_and_named(built, tmp_path
     # host kept busy (stress-ng beside a build) starts each python in seconds.
     matrix = suite_matrix(tmp_path, "SUITE_LINGER", ["1"],
                           [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "--junitxml={junit}", str(suite_dir)], timeout_s=3600)
+                           "--rootdir", str(suite_dir), "--junitxml={junit}", str(suite_dir)],
+                          timeout_s=3600)
     out = tmp_path / "out"
     _, summary = run_suite(built, matrix, out, timeout=600)
     found = [r for r in summary["results"]
              if r["case"] == "h.test_lingering.test_leaves_processes_behind"]
-    assert len(found) == 1, json.dumps(summary["problems"])[:3000]
+    # --rootdir: an ini file another test left in a parent of tmp_path would move pytest's
+    # rootdir there, and the JUnit classname (the case id) with it.
+    assert len(found) == 1, json.dumps([summary["problems"],
+                                        [r["case"] for r in summary["results"]]])[:3000]
     [record] = found
     assert record["outcome"] == "pass", record
     [end] = records(out, "suite_end")
