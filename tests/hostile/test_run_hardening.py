@@ -132,22 +132,21 @@ def finished(built, tmp_path) -> tuple[Path, Path]:
     return matrix, out
 
 
-def test_resume_refuses_a_run_record_with_an_altered_fingerprint(built, finished):
+def zero_fingerprint(plan: dict) -> None:
+    plan["fingerprint"] = "0" * len(plan["fingerprint"])
+
+
+def one_more_pair(plan: dict) -> None:
+    plan["pairs"] += 1
+
+
+@pytest.mark.parametrize("edit", [zero_fingerprint, one_more_pair])
+def test_resume_refuses_a_run_record_whose_plan_was_edited(built, finished, edit):
+    """An altered fingerprint, or an edited plan under its old one."""
     matrix, out = finished
     lines = (out / "results.jsonl").read_text().splitlines()
     run = json.loads(lines[0])
-    run["plan"]["fingerprint"] = "0" * len(run["plan"]["fingerprint"])
-    (out / "results.jsonl").write_text("\n".join([json.dumps(run), *lines[1:]]) + "\n")
-    proc = built.run("run", str(matrix), "--out", str(out), "--resume")
-    assert proc.returncode == 2, proc.stderr
-    assert "does not match its fingerprint" in proc.stderr
-
-
-def test_resume_refuses_an_edited_plan_under_its_old_fingerprint(built, finished):
-    matrix, out = finished
-    lines = (out / "results.jsonl").read_text().splitlines()
-    run = json.loads(lines[0])
-    run["plan"]["pairs"] += 1
+    edit(run["plan"])
     (out / "results.jsonl").write_text("\n".join([json.dumps(run), *lines[1:]]) + "\n")
     proc = built.run("run", str(matrix), "--out", str(out), "--resume")
     assert proc.returncode == 2, proc.stderr

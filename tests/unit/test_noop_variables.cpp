@@ -27,15 +27,6 @@ const std::string typo_axis = "[axes]\nNUMBA_CUDA_USE_NVIDA_BINDING = [\"0\", \"
 const std::string cell0 = "NUMBA_CUDA_USE_NVIDA_BINDING=0",
                   cell1 = "NUMBA_CUDA_USE_NVIDA_BINDING=1";
 
-json suite_end(const std::string &cell, json bindings) {
-  return make_record(record_type::suite_end, {{"cell", cell},
-                                              {"suite", "ext"},
-                                              {"tests", 1},
-                                              {"processes", json::array()},
-                                              {"bindings", std::move(bindings)},
-                                              {"evidence", json::object()}});
-}
-
 std::size_t noops(const comparison &c) {
   const auto all = kinds(c);
   return static_cast<std::size_t>(std::count(all.begin(), all.end(), "no_op_configuration"));

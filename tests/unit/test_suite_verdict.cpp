@@ -21,15 +21,6 @@ matrix load_suite_matrix(const std::string &name, const std::string &extra = "")
   return load_matrix(path, [](const std::string &g) { return g == "*"; });
 }
 
-json suite_end(const std::string &cell, json bindings) {
-  return make_record(record_type::suite_end, {{"cell", cell},
-                                              {"suite", "ext"},
-                                              {"tests", 1},
-                                              {"processes", json::array()},
-                                              {"bindings", std::move(bindings)},
-                                              {"evidence", json::object()}});
-}
-
 json flaky(const std::string &cell, const std::string &id) {
   return result(cell, id, outcome::flaky, json::object(),
                 "changed outcome between tries: fail, pass");

@@ -112,6 +112,16 @@ inline std::vector<std::string> messages(const comparison &c) {
   return out;
 }
 
+/// A suite_end record of suite "ext" in `cell`, its processes having bound `bindings`.
+inline json suite_end(const std::string &cell, json bindings) {
+  return make_record(record_type::suite_end, {{"cell", cell},
+                                              {"suite", "ext"},
+                                              {"tests", 1},
+                                              {"processes", json::array()},
+                                              {"bindings", std::move(bindings)},
+                                              {"evidence", json::object()}});
+}
+
 inline const std::string legacy_group = "stream0=legacy driver=/d include=/i";
 
 } // namespace cuparity::verdict_test
