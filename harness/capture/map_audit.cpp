@@ -214,13 +214,24 @@ const char *to_string(finding_kind k) noexcept {
     return "only_direct";
   case finding_kind::unchecked:
     return "unchecked";
+  case finding_kind::abi_behind:
+    return "abi_behind";
+  case finding_kind::null_entry:
+    return "null_entry";
+  case finding_kind::old_semantics:
+    return "old_semantics";
+  case finding_kind::mixed_modes:
+    return "mixed_modes";
+  case finding_kind::table_disagrees:
+    return "table_disagrees";
   }
   return "?";
 }
 
 bool is_failure(finding_kind k) noexcept {
   return k == finding_kind::per_thread_wrong || k == finding_kind::wrong_function ||
-         k == finding_kind::per_thread_too_old;
+         k == finding_kind::per_thread_too_old || k == finding_kind::mixed_modes ||
+         k == finding_kind::table_disagrees;
 }
 
 ptds_expectation expected_ptds(const std::string &kind,

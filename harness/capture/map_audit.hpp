@@ -40,6 +40,12 @@ enum class finding_kind {
   both_modes,         ///< one process bound a function both legacy and per-thread
   only_direct,        ///< bound by PLT or dlsym, never asked of cuGetProcAddress by that process
   unchecked,          ///< nothing known of what the caller should bind: its mode is stated only
+  // the whole driver API (harness/driver/driver_api.hpp):
+  abi_behind,      ///< the driver handed out another ABI than the newest at the version asked
+  null_entry,      ///< a request the driver answered with no pointer, at the version asked
+  old_semantics,   ///< an ABI whose parameters differ from the newest one's (32-bit sizes)
+  mixed_modes,     ///< one dlsym binder bound some functions per-thread and others legacy
+  table_disagrees, ///< cuda.bindings' own pointer table names another symbol than was bound
 };
 
 struct map_finding {
