@@ -113,6 +113,9 @@ struct flake_rule {
 /// under `cuparity capture` (docs/configuration.md#external-suites).
 struct external_suite {
   std::string name; ///< the first part of its case ids: `<name>.<classname>.<test>`
+  /// [[program]]: a plain command with no JUnit; its exit status and its captured binding map are
+  /// the result (one case, `<name>`).
+  bool program = false;
   /// The command; {bin} and {matrix_dir} are substituted at load, {out} (the process's own
   /// folder) and {junit} (where the JUnit XML must land) for each process.
   std::vector<std::string> command;
@@ -125,7 +128,24 @@ struct external_suite {
   int retries = 2;         ///< tries after the first of a test that did not pass or skip
   std::optional<std::string> flakes_path;
   std::vector<flake_rule> flakes;
+  /// [[program]] only: the exit status that is a pass, and one that means "cannot run here" (a
+  /// package missing: the case is not_supported with the program's last line as the reason).
+  int exit_code = 0;
+  std::optional<int> skip_exit_code;
   source_position where;
+};
+
+/// [packages]: how the values of the `packages` axis (requirement lists) are installed: each once,
+/// into a cached folder of its own that the cell's processes find first (docs/matrices.md).
+struct package_settings {
+  std::string axis = "packages";        ///< the axis key whose values are requirement lists
+  std::vector<std::string> find_links;  ///< wheel folders ({matrix_dir} substituted); offline
+  std::optional<std::string> index_url; ///< an index instead of (or beside) the folders
+  std::string installer = "auto";       ///< "uv", "pip" or "auto" (uv where found, else pip)
+  std::string python = "python3";       ///< the interpreter the environments are for
+  std::optional<std::string> cache;     ///< where environments are kept; default: a user cache
+  bool no_deps = true;                  ///< install only what is named (the rest from the site)
+  source_position where;                ///< the [packages] table, for messages
 };
 
 struct matrix {
@@ -157,6 +177,8 @@ struct matrix {
   latency_settings latency;
   /// [[suite]] tables: a matrix with suites runs them instead of the built-in cases.
   std::vector<external_suite> suites;
+  /// [packages]: set when the matrix has a `packages` axis (or the table).
+  std::optional<package_settings> packages;
 
   matrix() = default;
   matrix(const matrix &) = delete; // cells hold pointers into `expectations`
