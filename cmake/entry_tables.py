@@ -7,7 +7,11 @@ two this writes the X-macro lists the facade, the backends, the audit, the fault
 simulated driver expand. Run at configure time by cmake/entry_tables.cmake; a list line the header
 cannot answer is an error naming entries.list:LINE, and nothing is written.
 
-Usage: entry_tables.py --list FILE --header H [--header H...] --output DIR
+With --api-set FOLDER (the toolkit's include folder, then any newer header sets) it also writes the
+whole driver API (api_headers.py: every function of every set, each ABI, its per-thread variant),
+checked against each set's cuda.h, and the simulated driver's table of it.
+
+Usage: entry_tables.py --list FILE --header H [--header H...] [--api-set DIR...] --output DIR
 """
 
 from __future__ import annotations
@@ -18,12 +22,11 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_TYPEDEF = re.compile(
-    r"typedef\s+CUresult\s*\(\s*CUDAAPI\s*\*\s*PFN_(cu\w+?)_v(\d+)(?:_(ptds|ptsz))?\s*\)\s*\((.*?)\)\s*;",
-    re.S,
-)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import api_headers  # noqa: E402  (cmake/api_headers.py: the whole API from the header sets)
+
+_TYPEDEF = api_headers.TYPEDEF
 _NAME_LINE = re.compile(r"^(cu[A-Za-z0-9_]+)(?:\s*=\s*(\d+))?$")
-_DECLARATOR = re.compile(r"^(.*?[\s*])([A-Za-z_]\w*)$")
 
 
 class GenerationError(Exception):
@@ -45,20 +48,7 @@ class Entry:
     line: int
 
 
-def parameter_types(text: str) -> tuple[str, ...]:
-    """The parameter types of a C prototype's parameter list, names dropped ("void" is none)."""
-    text = " ".join(text.split())
-    if text in ("", "void"):
-        return ()
-    types = []
-    for parameter in text.split(","):
-        parameter = parameter.strip()
-        m = _DECLARATOR.match(parameter)
-        # "CUdeviceptr_v2 *dptr" -> "CUdeviceptr_v2 *"; a lone type ("CUstream") stays as it is.
-        kept = m.group(1) if m and m.group(1).strip() not in ("", "const", "unsigned") else parameter
-        kept = re.sub(r"\s*\*", " *", kept.strip()).replace("* *", "**").replace("* *", "**")
-        types.append(kept)
-    return tuple(types)
+parameter_types = api_headers.parameter_types
 
 
 def read_header_abis(texts: list[tuple[str, str]]) -> dict[str, dict[int, Abi]]:
@@ -158,7 +148,8 @@ def render(entries: list[Entry], abis: dict[str, dict[int, Abi]], source: str) -
     return {paths[k]: "".join(v) for k, v in out.items()}
 
 
-def generate(list_path: Path, headers: list[Path], output: Path) -> dict[str, str]:
+def generate(list_path: Path, headers: list[Path], output: Path,
+             api_sets: list[Path] | None = None) -> dict[str, str]:
     texts = []
     for header in headers:
         if not header.is_file():
@@ -167,7 +158,17 @@ def generate(list_path: Path, headers: list[Path], output: Path) -> dict[str, st
     if not list_path.is_file():
         raise GenerationError(f"{list_path}: no such list (--list)")
     abis = read_header_abis(texts)
-    files = render(read_list(list_path, abis), abis, list_path.name)
+    entries = read_list(list_path, abis)
+    files = render(entries, abis, list_path.name)
+    if api_sets:
+        try:
+            table = api_headers.read_api(api_sets)
+        except api_headers.ApiHeaderError as error:
+            raise GenerationError(str(error)) from error
+        implemented = {abi.symbol for e in entries for abi in abis[e.name].values()}
+        implemented |= {f"{abi.symbol}_{pt[1]}" for e in entries for abi in abis[e.name].values()
+                        if (pt := _per_thread_of(abi))}
+        files.update(api_headers.render(table, implemented))
     for relative, text in files.items():
         target = output / relative
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -181,10 +182,12 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--list", required=True, type=Path)
     parser.add_argument("--header", required=True, type=Path, action="append")
+    parser.add_argument("--api-set", type=Path, action="append", default=[],
+                        help="a folder with a cuda.h and cudaTypedefs.h (repeatable)")
     parser.add_argument("--output", required=True, type=Path)
     args = parser.parse_args(argv)
     try:
-        generate(args.list, args.header, args.output)
+        generate(args.list, args.header, args.output, args.api_set)
     except GenerationError as error:
         print(f"entry_tables.py: {error}", file=sys.stderr)
         return 1
