@@ -117,7 +117,7 @@ def render(entries: list[Entry], abis: dict[str, dict[int, Abi]], source: str) -
     banner = (f"// Generated from {source} and cudaTypedefs.h by cmake/entry_tables.py: do not edit.\n"
               "// No include guard: an X-macro list, included several times with different "
               "definitions.\n")
-    out = {k: [banner] for k in ("entries", "per_thread", "older", "exported", "proc")}
+    out = {k: [banner] for k in ("entries", "per_thread", "older", "exported")}
     for e in entries:
         versions = abis[e.name]
         called = versions[e.abi]
@@ -135,15 +135,11 @@ def render(entries: list[Entry], abis: dict[str, dict[int, Abi]], source: str) -
             if pt:
                 pt_symbol = f"{abi.symbol}_{pt[1]}"
                 out["exported"].append(f"CUPARITY_EXPORTED_SYMBOL({pt_symbol})\n")
-                out["proc"].append(f"CUPARITY_SIM_PROC_PT({e.name}, {version}, {abi.symbol}, {pt_symbol})\n")
-            else:
-                out["proc"].append(f"CUPARITY_SIM_PROC({e.name}, {version}, {abi.symbol})\n")
     paths = {
         "entries": "include/harness/driver/entries.inl",
         "per_thread": "include/harness/driver/per_thread_entries.inl",
         "older": "include/harness/driver/older_abis.inl",
         "exported": "include/harness/driver/exported_symbols.inl",
-        "proc": "simdriver/proc_table.inl",
     }
     return {paths[k]: "".join(v) for k, v in out.items()}
 

@@ -2,6 +2,7 @@
 // on the address the driver itself reports.
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <string>
@@ -137,6 +138,79 @@ TEST_CASE("binding audit: internal probing and cuGetProcAddress agree on every e
       CHECK(internal == nvidia);
     }
   }
+}
+
+// Every ABI of the whole driver API (harness/driver/driver_api.inl), implemented or not.
+struct api_row {
+  const char *base;
+  int version;
+  const char *symbol;
+  int per_thread_version;
+  const char *per_thread_symbol;
+};
+#define CUPARITY_API_ABI(base, version, symbol, parameters, pt_version, pt_symbol)                 \
+  {#base, version, #symbol, pt_version, #pt_symbol},
+const api_row api_rows[] = {
+#include "harness/driver/driver_api.inl"
+};
+
+TEST_CASE("cuGetProcAddress answers every function and ABI of the whole driver API", "[proc]") {
+  sim();
+  std::size_t answered = 0;
+  for (const api_row &row : api_rows) {
+    if (row.version > 13000)
+      continue; // a newer header set's ABI: above the driver this models
+    INFO(row.base << " " << row.version);
+    void *exported = sim().get(row.symbol);
+    REQUIRE(exported != nullptr);
+    CHECK(symbol_at(exported) == row.symbol);
+    CHECK(proc(row.base, row.version, legacy_flag) == exported);
+    ++answered;
+    if (*row.per_thread_symbol == '\0')
+      continue;
+    void *per_thread = sim().get(row.per_thread_symbol);
+    REQUIRE(per_thread != nullptr);
+    CHECK(symbol_at(per_thread) == row.per_thread_symbol);
+    CHECK(proc(row.base, std::max(row.version, row.per_thread_version), ptds_flag) == per_thread);
+  }
+  CHECK(answered > 500);
+}
+
+TEST_CASE("a function the simulated driver does not implement is a stub: NOT_SUPPORTED",
+          "[proc][stubs]") {
+  sim();
+  CUdriverProcAddressQueryResult status{};
+  void *create = proc("cuGraphCreate", 13000, 0, &status);
+  REQUIRE(create != nullptr);
+  CHECK(status == CU_GET_PROC_ADDRESS_SUCCESS);
+  CHECK(create == sim().get("cuGraphCreate"));
+  CHECK(symbol_at(create) == "cuGraphCreate");
+  CUgraph graph = nullptr;
+  CHECK(reinterpret_cast<PFN_cuGraphCreate_v10000>(create)(&graph, 0) == CUDA_ERROR_NOT_SUPPORTED);
+  CHECK(graph == nullptr);
+  // Graphs came with CUDA 10.0: below its first ABI there is nothing to give.
+  CHECK(proc("cuGraphCreate", 9020, 0, &status) == nullptr);
+  CHECK(status == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+
+  // A stub's ABIs and per-thread variant are each their own symbol, at their own address.
+  void *launch = proc("cuGraphLaunch", 10000, legacy_flag);
+  void *launch_pt = proc("cuGraphLaunch", 10000, ptds_flag);
+  CHECK(launch == sim().get("cuGraphLaunch"));
+  CHECK(launch_pt == sim().get("cuGraphLaunch_ptsz"));
+  CHECK(symbol_at(launch_pt) == "cuGraphLaunch_ptsz");
+  CHECK(launch != launch_pt);
+  CHECK(reinterpret_cast<PFN_cuGraphLaunch_v10000_ptsz>(launch_pt)(nullptr, nullptr) ==
+        CUDA_ERROR_NOT_SUPPORTED);
+  CHECK(proc("cuArrayCreate", 2000, legacy_flag) == sim().get("cuArrayCreate"));
+  CHECK(proc("cuArrayCreate", 3020, legacy_flag) == sim().get("cuArrayCreate_v2"));
+  CHECK(sim().get("cuArrayCreate") != sim().get("cuArrayCreate_v2"));
+}
+
+TEST_CASE("the legacy model exports the stubs of its own version only", "[proc][legacy][stubs]") {
+  REQUIRE(legacy().loaded());
+  CHECK(legacy().get("cuGraphCreate") != nullptr);                // CUDA 10.0
+  CHECK(legacy().get("cuGraphInstantiateWithParams") == nullptr); // CUDA 12.0
+  CHECK(legacy().get("cuGraphLaunch_ptsz") != nullptr);           // CUDA 10.0
 }
 
 TEST_CASE("errors have names and descriptions", "[proc]") {

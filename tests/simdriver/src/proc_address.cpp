@@ -1,7 +1,10 @@
-// The exported functions and their twins, and cuGetProcAddress{,_v2} (driver entry points).
+// The exported functions and their twins, and cuGetProcAddress{,_v2} (driver entry points): every
+// function of the whole driver API resolves, the ones not implemented to their stubs (stubs.cpp).
 #include "api.hpp"
 
-#include <cstring>
+#include <algorithm>
+#include <iterator>
+#include <string_view>
 
 // The hidden twins (api.hpp) have exactly the exported functions' types.
 namespace cuparity::sim::twin {
@@ -11,6 +14,8 @@ namespace cuparity::sim::twin {
 } // namespace cuparity::sim::twin
 
 namespace cuparity::sim {
+
+extern void *const stub_addresses[]; // stubs.cpp
 
 namespace {
 
@@ -27,23 +32,48 @@ const symbol_entry symbol_table[] = {
 };
 static_assert(std::size(symbol_table) == symbol_count);
 
-constexpr int no_symbol = -1;
+// A symbol of the whole driver API: an implemented one (its symbol_id), or a stub (stubs.cpp).
+struct symbol_ref {
+  int id = -1;   // symbol_id as int, or -1
+  int stub = -1; // index into stub_addresses, or -1
+  [[nodiscard]] constexpr bool exists() const { return id >= 0 || stub >= 0; }
+};
 
+// Every ABI of every function of the whole driver API (cmake/api_headers.py), sorted by base
+// name then ABI version.
 struct proc_row {
-  const char *base;
+  std::string_view base;
   int abi;
-  int symbol;    // symbol_id as int
-  int pt_symbol; // per-thread variant, or no_symbol
+  symbol_ref symbol;
+  int pt_version;       // from which version the per-thread variant exists; 0: none
+  symbol_ref pt_symbol; // its _ptds/_ptsz symbol
 };
 
-const proc_row proc_table[] = {
-#define CUPARITY_SIM_PROC(base, abi, sym) {#base, abi, static_cast<int>(symbol_id::sym), no_symbol},
-#define CUPARITY_SIM_PROC_PT(base, abi, sym, ptsym)                                                \
-  {#base, abi, static_cast<int>(symbol_id::sym), static_cast<int>(symbol_id::ptsym)},
-#include "simdriver/proc_table.inl"
-#undef CUPARITY_SIM_PROC
-#undef CUPARITY_SIM_PROC_PT
+constexpr symbol_ref implemented(symbol_id id) {
+  return {static_cast<int>(id), -1};
+}
+constexpr symbol_ref stub(int index) {
+  return {-1, index};
+}
+#define CUPARITY_SIM_IMPL(sym) implemented(symbol_id::sym)
+#define CUPARITY_SIM_STUB(index) stub(index)
+#define CUPARITY_SIM_NONE                                                                          \
+  symbol_ref {}
+constexpr proc_row proc_table[] = {
+#define CUPARITY_SIM_API_PROC(base, abi, sym, pt_version, pt_sym)                                  \
+  {#base, abi, sym, pt_version, pt_sym},
+#include "simdriver/api_proc_table.inl"
+#undef CUPARITY_SIM_API_PROC
 };
+#undef CUPARITY_SIM_IMPL
+#undef CUPARITY_SIM_STUB
+#undef CUPARITY_SIM_NONE
+
+constexpr bool row_before(const proc_row &a, const proc_row &b) {
+  return a.base < b.base || (a.base == b.base && a.abi < b.abi);
+}
+static_assert(std::is_sorted(std::begin(proc_table), std::end(proc_table), row_before),
+              "api_proc_table.inl must be sorted by base name, then ABI (binary search)");
 
 // The address handed out for a symbol: its twin while the symbol has a `dlsym` or `proc` fault,
 // else the exported function. So `proc` faults fire only for callers that came through here,
@@ -52,6 +82,11 @@ const proc_row proc_table[] = {
 void *address_of(int id) {
   const auto sid = static_cast<symbol_id>(id);
   return cfg().faults.needs_twin(sid) ? symbol_table[id].twin : symbol_table[id].exported;
+}
+
+// A function the simulated driver does not implement has no twin and no faults: its stub.
+void *address_of(symbol_ref ref) {
+  return ref.id >= 0 ? address_of(ref.id) : stub_addresses[ref.stub];
 }
 
 CUresult get_proc_address(const char *symbol, void **pfn, int version, cuuint64_t flags,
@@ -72,25 +107,24 @@ CUresult get_proc_address(const char *symbol, void **pfn, int version, cuuint64_
   };
   if (cfg().hidden.contains(std::string_view(symbol)))
     return report(CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
-  const proc_row *best = nullptr;
-  bool known = false;
-  for (const proc_row &row : proc_table) {
-    if (std::strcmp(row.base, symbol) != 0)
-      continue;
-    known = true;
-    if (row.abi <= version && (best == nullptr || row.abi > best->abi))
-      best = &row;
-  }
-  if (!known)
+  const std::string_view base(symbol);
+  const auto [first, last] =
+      std::equal_range(std::begin(proc_table), std::end(proc_table), proc_row{base, 0, {}, 0, {}},
+                       [](const proc_row &a, const proc_row &b) { return a.base < b.base; });
+  if (first == last)
     return report(CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+  const proc_row *best = nullptr;
+  for (const proc_row *row = first; row != last && row->abi <= version; ++row)
+    best = row;
   if (best == nullptr)
     return report(CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
   const bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
-  if (per_thread && best->pt_symbol != no_symbol) {
-    // The _ptds/_ptsz symbols exist from CUDA 7.0 (PFN_*_v7000_ptds). Asking with the per-thread
-    // flag at an older version gives no pointer and VERSION_NOT_SUFFICIENT: seen on driver
-    // 580.159.04 (H200), e.g. cuMemcpyHtoD at 3020 and cuEventRecord at 2000.
-    if (version < std::max(best->abi, 7000))
+  if (per_thread && best->pt_symbol.exists()) {
+    // The _ptds/_ptsz symbols exist from their own version (PFN_*_v7000_ptds, at the earliest).
+    // Asking with the per-thread flag at an older version gives no pointer and
+    // VERSION_NOT_SUFFICIENT: seen on driver 580.159.04 (H200), e.g. cuMemcpyHtoD at 3020 and
+    // cuEventRecord at 2000.
+    if (version < best->pt_version)
       return report(CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
     *pfn = address_of(best->pt_symbol);
     return report(CU_GET_PROC_ADDRESS_SUCCESS);
