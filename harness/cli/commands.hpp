@@ -24,6 +24,8 @@ void add_faults_command(CLI::App &app, action &run);
 void add_audit_command(CLI::App &app, action &run);
 /// `capture -- COMMAND`: what a process tree binds, as a binding map.
 void add_capture_command(CLI::App &app, action &run);
+/// `api [NAME...]`: the whole driver API table (harness/driver/driver_api.hpp).
+void add_api_command(CLI::App &app, action &run);
 /// `compare A B`: run against run, from two summaries.
 void add_compare_command(CLI::App &app, action &run);
 /// `run MATRIX`; `argv` is recorded as provenance.

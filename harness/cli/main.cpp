@@ -84,6 +84,7 @@ int run_command(int argc, char **argv) {
   cuparity::cli::add_compare_command(app, run);
   cuparity::cli::add_audit_command(app, run);
   cuparity::cli::add_capture_command(app, run);
+  cuparity::cli::add_api_command(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
