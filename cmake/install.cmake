@@ -7,6 +7,8 @@
 #   lib/cuparity/python/cuparity_pytest.py the pytest plugin of external suites' processes
 #                                        (Debian Policy 10.2: private shared objects go in a
 #                                        subdirectory of /usr/lib, not executable, stripped)
+#   lib/cuparity/python-hook/            the start-up hook `cuparity capture` puts first on a
+#                                        command's PYTHONPATH (sitecustomize.py, cuparity_capture.py)
 #   share/cuparity/matrices/             the shipped matrices, with baselines/
 #   share/doc/cuparity/                  README.md and docs/
 #
@@ -89,6 +91,11 @@ endif()
 # companion file: python/ beside the executable, else lib/cuparity/python).
 install(FILES ${CMAKE_SOURCE_DIR}/tools/suite/cuparity_pytest.py
         DESTINATION ${CUPARITY_INSTALL_PKGLIBDIR}/python COMPONENT cuparity)
+# The Python start-up hook of `cuparity capture` (harness/cli/capture_command.cpp finds it as a
+# companion folder: python-hook/ beside the executable, else lib/cuparity/python-hook).
+install(FILES ${CMAKE_SOURCE_DIR}/tools/capture/python_hook/sitecustomize.py
+              ${CMAKE_SOURCE_DIR}/tools/capture/cuparity_capture.py
+        DESTINATION ${CUPARITY_INSTALL_PKGLIBDIR}/python-hook COMPONENT cuparity)
 install(TARGETS cuparity_fault_shim LIBRARY DESTINATION ${CUPARITY_INSTALL_PKGLIBDIR}
         PERMISSIONS ${cuparity_library_permissions} COMPONENT fault_shim EXCLUDE_FROM_ALL)
 

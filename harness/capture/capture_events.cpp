@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 namespace cuparity {
 namespace {
@@ -100,7 +101,91 @@ bool add_event(captured_process &p, const json &e) {
   return true;
 }
 
+/// A member of a package table event that is not what the hook writes.
+struct bad_table : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::optional<std::string> table_text(const json &o, const char *key, bool nullable) {
+  const auto it = o.find(key);
+  if (it != o.end() && it->is_string())
+    return it->get<std::string>();
+  if (nullable && it != o.end() && it->is_null())
+    return std::nullopt;
+  throw bad_table(std::string(key) + ": expected a string" + (nullable ? " or null" : ""));
+}
+
+std::optional<table_pointer> read_pointer(const std::string &name, const json &v) {
+  if (v.is_null())
+    return std::nullopt;
+  if (!v.is_object())
+    throw bad_table("functions." + name + ": expected an object or null");
+  try {
+    return table_pointer{table_text(v, "symbol", true), table_text(v, "library", true)};
+  } catch (const bad_table &e) {
+    throw bad_table("functions." + name + "." + e.what());
+  }
+}
+
+void read_table(const json &t, package_table_event &r) {
+  if (!t.is_object() || text(t, "event") != "package_table")
+    throw bad_table("not a package_table event");
+  if (number(t, "pid") != r.pid)
+    throw bad_table("pid: expected " + std::to_string(r.pid) + ", as the file is named");
+  r.package = *table_text(t, "package", false);
+  r.version = table_text(t, "version", true);
+  r.module = table_text(t, "module", true);
+  r.module_file = table_text(t, "file", true);
+  r.folder = table_text(t, "folder", true);
+  r.status = *table_text(t, "status", false);
+  if (r.status != "ok" && r.status != "not_bound" && r.status != "no_table" && r.status != "failed")
+    throw bad_table("status: expected ok, not_bound, no_table or failed, not \"" + r.status + "\"");
+  r.why = *table_text(t, "why", false);
+  const auto f = t.find("functions");
+  if (f == t.end() || !f->is_object())
+    throw bad_table("functions: expected an object");
+  for (const auto &[name, v] : f->items())
+    r.functions[name] = read_pointer(name, v);
+}
+
 } // namespace
+
+std::vector<package_table_event> read_package_tables(const std::string &dir) {
+  std::vector<package_table_event> out;
+  std::error_code ec;
+  for (const auto &f : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = f.path().filename().string();
+    if (!name.starts_with("package-table-") || !name.ends_with(".json"))
+      continue;
+    package_table_event r;
+    r.file = name;
+    const std::string digits = name.substr(14, name.size() - 14 - 5);
+    if (digits.empty() || digits.size() > 9 ||
+        digits.find_first_not_of("0123456789") != std::string::npos)
+      continue; // not a name the hook writes (its pid is a pid_t)
+    r.pid = std::stol(digits);
+    std::ifstream in(f.path());
+    const json t = json::parse(in, nullptr, false);
+    try {
+      read_table(t, r);
+    } catch (const bad_table &e) {
+      // The hook writes the file whole (a rename): a bad one is its own fault, said as such.
+      r = {name,
+           r.pid,
+           "cuda.bindings",
+           {},
+           {},
+           {},
+           {},
+           "failed",
+           name + ": " + (t.is_discarded() ? std::string("not JSON") : std::string(e.what())),
+           {}};
+    }
+    out.push_back(std::move(r));
+  }
+  std::sort(out.begin(), out.end(), [](const auto &a, const auto &b) { return a.pid < b.pid; });
+  return out;
+}
 
 std::vector<captured_process> read_capture_dir(const std::string &dir,
                                                std::vector<std::string> &problems) {

@@ -1,6 +1,8 @@
 // What the audit library (tools/capture/audit) recorded, one file per process, read into structs.
 #pragma once
 
+#include "harness/capture/captured_map.hpp"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -58,6 +60,25 @@ struct captured_process {
   std::size_t unreadable_lines = 0; ///< lines that were no event (a process killed mid-line)
   std::vector<lost_process> lost;   ///< children that could not write their own file said so here
 };
+
+/// What the Python start-up hook (tools/capture/python_hook) wrote at a process's exit: the
+/// driver table cuda.bindings resolved in it, or why there is none (package-table-<pid>.json).
+struct package_table_event {
+  std::string file; ///< the event file's name, for messages
+  long pid = 0;
+  std::string package;                ///< the distribution ("cuda-bindings"), else the module
+  std::optional<std::string> version; ///< the distribution's, else the module's __version__
+  std::optional<std::string> module;  ///< the table module it came from
+  std::optional<std::string> module_file, folder; ///< its file; the package's folder
+  std::string status; ///< "ok", "not_bound", "no_table" or "failed" (the hook's words in `why`)
+  std::string why;
+  std::map<std::string, std::optional<table_pointer>> functions; ///< none: an address of 0
+};
+
+/// Reads every package-table-<pid>.json of `dir`, ordered by pid. A file that is no such event
+/// (not JSON, a member of the wrong kind) is kept as status "failed", `why` naming the file and
+/// the member: the hook ran in that process, so its table is never silently absent.
+[[nodiscard]] std::vector<package_table_event> read_package_tables(const std::string &dir);
 
 /// Reads every process-<pid>.jsonl of `dir`, one record per image, ordered by start (parents
 /// before children, then pid and image). A file whose first line is no process line is skipped

@@ -5,6 +5,7 @@
 #include "harness/capture/python_packages.hpp"
 #include "harness/driver/driver_library.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -163,7 +164,84 @@ json process_json(const captured_process &p, const std::vector<std::string> &obj
           {"unreadable_lines", p.unreadable_lines}};
 }
 
+json table_json(const package_table_event &t, int image) {
+  json functions = json::object();
+  for (const auto &[name, p] : t.functions)
+    functions[name] = p ? json{{"symbol", nullable(p->symbol)}, {"library", nullable(p->library)}}
+                        : json(nullptr);
+  return {{"process", t.pid},
+          {"image", image},
+          {"package", t.package},
+          {"version", nullable(t.version)},
+          {"module", nullable(t.module)},
+          {"file", nullable(t.module_file)},
+          {"folder", nullable(t.folder)},
+          {"status", t.status},
+          {"note", t.why},
+          {"functions", functions}};
+}
+
+/// The last image of `pid` (-1: none). The hook writes at exit, after the process's last exec.
+int last_image(const std::vector<captured_process> &processes, long pid) {
+  int image = -1;
+  for (const auto &p : processes)
+    if (p.pid == pid)
+      image = std::max(image, p.image);
+  return image;
+}
+
+/// The first object of a cuda/bindings folder that asked cuGetProcAddress in `p` ("": none).
+std::string bindings_caller(const captured_process &p) {
+  for (const auto &r : p.requests)
+    if (r.caller.find("/cuda/bindings/") != std::string::npos)
+      return r.caller;
+  return {};
+}
+
+/// Why a process where cuda.bindings bound the driver has no table: never a silent pass.
+std::string not_recorded(const capture_facts &facts, const std::string &caller) {
+  const std::string what = "cuda.bindings (" + caller + ") bound the driver, but no table of it ";
+  if (!facts.python_hook)
+    return what + "was recorded: the capture ran with --no-python-hook";
+  return what + "was written by the start-up hook: the process ended without running its exit "
+                "handlers (os._exit, a signal, an exec), or its Python never read the hook "
+                "(python -E, -I or -S, or a command that set PYTHONPATH itself)";
+}
+
+json package_tables_json(const std::vector<captured_process> &processes, const capture_facts &facts,
+                         const std::vector<package_table_event> &tables,
+                         const std::map<std::string, distribution> &owners) {
+  json out = json::array();
+  std::set<std::pair<long, int>> recorded;
+  for (const auto &t : tables) {
+    const int image = last_image(processes, t.pid);
+    if (image < 0)
+      continue; // no captured process: the caller names it among the problems
+    recorded.insert({t.pid, image});
+    out.push_back(table_json(t, image));
+  }
+  for (const auto &p : processes) {
+    const std::string caller = bindings_caller(p);
+    if (caller.empty() || recorded.count({p.pid, p.image}))
+      continue;
+    const auto owner = owners.find(caller);
+    package_table_event t;
+    t.pid = p.pid;
+    t.package = owner != owners.end() ? owner->second.name : "cuda.bindings";
+    if (owner != owners.end() && !owner->second.version.empty())
+      t.version = owner->second.version;
+    t.status = "not_recorded";
+    t.why = not_recorded(facts, caller);
+    out.push_back(table_json(t, p.image));
+  }
+  return out;
+}
+
 } // namespace
+
+bool is_captured(const std::vector<captured_process> &processes, long pid) noexcept {
+  return last_image(processes, pid) >= 0;
+}
 
 bool is_per_thread_symbol(std::string_view s) noexcept {
   return s.ends_with("_ptds") || s.ends_with("_ptsz");
@@ -187,7 +265,8 @@ std::string base_function(std::string_view s) {
   return std::string(s);
 }
 
-json capture_map_json(const std::vector<captured_process> &processes, const capture_facts &facts) {
+json capture_map_json(const std::vector<captured_process> &processes, const capture_facts &facts,
+                      const std::vector<package_table_event> &tables) {
   std::vector<std::string> all_objects;
   for (const auto &p : processes)
     all_objects.insert(all_objects.end(), p.objects.begin(), p.objects.end());
@@ -245,6 +324,7 @@ json capture_map_json(const std::vector<captured_process> &processes, const capt
           {"processes", procs},
           {"problems", facts.problems},
           {"lost", facts.lost},
+          {"package_tables", package_tables_json(processes, facts, tables, owners)},
           {"entries", list}};
 }
 

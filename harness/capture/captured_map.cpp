@@ -179,6 +179,58 @@ void read_process_tree(const reader &top, captured_map &m) {
   }
 }
 
+std::optional<table_pointer> read_table_pointer(const reader &r, const std::string &name,
+                                                const json &v) {
+  if (v.is_null())
+    return std::nullopt;
+  const reader p = r.at(v, "functions." + name);
+  return table_pointer{p.nullable_text("symbol"), p.nullable_text("library")};
+}
+
+package_table read_table(const reader &r) {
+  package_table t;
+  t.process = static_cast<long>(r.integer("process", 1, k_pid_max));
+  t.image = static_cast<int>(r.integer("image", 0, INT32_MAX));
+  t.package = r.text("package");
+  t.version = r.nullable_text("version");
+  t.module = r.nullable_text("module");
+  t.file = r.nullable_text("file");
+  t.folder = r.nullable_text("folder");
+  t.status = r.text("status");
+  if (t.status != "ok" && t.status != "not_bound" && t.status != "no_table" &&
+      t.status != "failed" && t.status != "not_recorded")
+    bad(r.path, r.where + "status",
+        "expected ok, not_bound, no_table, failed or not_recorded, not \"" + t.status + "\"");
+  t.note = r.text("note");
+  for (const auto &[name, v] : r.object("functions").items())
+    t.functions[name] = read_table_pointer(r, name, v);
+  return t;
+}
+
+/// package_tables[]: optional (a map written before it existed has none), strict when present.
+void read_package_tables(const reader &top, captured_map &m) {
+  if (!top.o.contains("package_tables"))
+    return;
+  if (m.schema != 2)
+    bad(m.path, "package_tables", "only a binding_map/2 has package tables");
+  const json &tables = top.array("package_tables");
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    const std::string where = "package_tables[" + std::to_string(i) + "]";
+    package_table t = read_table(top.at(tables[i], where));
+    if (!m.process(t.process, t.image))
+      bad(m.path, where + ".process",
+          "pid " + std::to_string(t.process) + " image " + std::to_string(t.image) +
+              " is not among processes[]");
+    for (std::size_t k = 0; k < m.package_tables.size(); ++k)
+      if (m.package_tables[k].process == t.process && m.package_tables[k].image == t.image &&
+          m.package_tables[k].package == t.package)
+        bad(m.path, where,
+            "a second table of " + t.package + " in pid " + std::to_string(t.process) + " image " +
+                std::to_string(t.image) + " (package_tables[" + std::to_string(k) + "] is one)");
+    m.package_tables.push_back(std::move(t));
+  }
+}
+
 /// What makes an entry the same binding as another: /1, the package's own name for it (unique,
 /// tools/capture/README.md); /2, every member but `count`, which already counts repeats.
 std::string binding_key(const json &entry, int schema) {
@@ -262,6 +314,7 @@ captured_map read_captured_map(const std::string &path) {
           "pid " + std::to_string(e.process) + " image " + std::to_string(e.image) +
               " is not among processes[]");
   }
+  read_package_tables(top, m);
   return m;
 }
 

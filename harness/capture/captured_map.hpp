@@ -51,6 +51,31 @@ struct map_process {
   std::set<std::string> packages;                 ///< distributions owning its loaded objects
 };
 
+/// One pointer of a package's own table, as dladdr named it in the package's process.
+struct table_pointer {
+  std::optional<std::string> symbol;  ///< none: no exported symbol starts exactly there
+  std::optional<std::string> library; ///< none: no loaded object holds it
+};
+
+/// The driver table a package resolved in one process, as it reports it itself (/2's
+/// package_tables[]: cuda.bindings' _inspect_function_pointers(), written by the capture's Python
+/// start-up hook), or why there is none.
+struct package_table {
+  long process = 0;
+  int image = 0;
+  std::string package;                ///< "cuda-bindings" (the distribution), else the module
+  std::optional<std::string> version; ///< the package's version, when known
+  std::optional<std::string> module;  ///< the table module (cuda.bindings._internal.driver)
+  std::optional<std::string> file;    ///< that module's file
+  std::optional<std::string> folder;  ///< the package's folder: what lies in it is the package's
+  /// "ok" (functions read); "not_bound" (the package had bound nothing: not read); "no_table" (a
+  /// version without _inspect_function_pointers); "failed" (reading it failed); "not_recorded"
+  /// (the package bound the driver, but no table was written: `note` says why)
+  std::string status;
+  std::string note;
+  std::map<std::string, std::optional<table_pointer>> functions; ///< none: an address of 0
+};
+
 /// A cuparity.binding_map/1 or /2 file (docs/capture.md).
 struct captured_map {
   std::string path;
@@ -64,6 +89,7 @@ struct captured_map {
   std::string driver_path;                 ///< /2: the first driver loaded ("" when none)
   std::optional<long long> driver_version; ///< /2: its cuDriverGetVersion
   std::vector<captured_entry> entries;
+  std::vector<package_table> package_tables; ///< /2 only; absent from the file: none
 
   [[nodiscard]] const map_process *process(long pid, int image) const noexcept;
 };

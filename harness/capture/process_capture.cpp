@@ -59,6 +59,13 @@ std::map<std::string, std::string> capture_environment(const capture_request &r,
     env["CUPARITY_CAPTURE_DRIVER"] = r.driver_path;
   else
     env.erase("CUPARITY_CAPTURE_DRIVER");
+  if (!r.python_hook.empty()) {
+    // First, so its sitecustomize is the one site imports; it takes itself off sys.path again
+    // and imports the next one (tools/capture/python_hook/sitecustomize.py).
+    const auto pp = env.find("PYTHONPATH");
+    env["PYTHONPATH"] =
+        r.python_hook + (pp != env.end() && !pp->second.empty() ? ":" + pp->second : std::string());
+  }
   return env;
 }
 
@@ -181,11 +188,17 @@ capture_outcome capture_process_tree(const capture_request &r) {
   facts.command = r.command;
   facts.exit_status = shell_status(ran);
   facts.captured = utc_now();
+  facts.python_hook = !r.python_hook.empty();
   const auto processes = read_capture_dir(dir, facts.problems);
   if (processes.empty())
     throw capture_error(nothing_captured(facts.exit_status, facts.problems));
+  const auto tables = read_package_tables(dir);
+  for (const auto &t : tables)
+    if (!is_captured(processes, t.pid)) // the hook ran where the audit library wrote nothing
+      facts.problems.push_back(t.file + ": pid " + std::to_string(t.pid) +
+                               " wrote a package table, but is no captured process");
   auto lost = lost_processes(processes, orphans, facts);
-  return {facts.exit_status, capture_map_json(processes, facts), std::move(lost)};
+  return {facts.exit_status, capture_map_json(processes, facts, tables), std::move(lost)};
 }
 
 } // namespace cuparity

@@ -19,6 +19,9 @@ struct capture_request {
   std::string audit_library;        ///< libcuparity_audit.so
   std::string driver_path;          ///< NUMBA_CUDA_DRIVER's library, also taken as the driver
   std::string events_dir;           ///< keep the raw event files here ("": a scratch folder)
+  /// The Python start-up hook's folder (tools/capture/python_hook), put first on PYTHONPATH so
+  /// each Python process writes cuda.bindings' own table at exit ("": no hook).
+  std::string python_hook;
 };
 
 struct capture_outcome {
@@ -27,8 +30,9 @@ struct capture_outcome {
   std::vector<std::string> lost; ///< processes whose bindings the map misses, each in words
 };
 
-/// Runs the command with LD_AUDIT (kept in front of any LD_AUDIT already set) and the audit
-/// library's variables, its stdio passed through, then reads every process's events. Processes
+/// Runs the command with LD_AUDIT (kept in front of any LD_AUDIT already set), the audit
+/// library's variables and the Python hook first on PYTHONPATH, its stdio passed through, then
+/// reads every process's events and the package tables the hook wrote. Processes
 /// still running when the command has exited (this process is their subreaper, so it sees them),
 /// event files that cannot be read and processes that could not write theirs are `lost`. Throws
 /// capture_error when it cannot set up or start the command, or when no process was captured.

@@ -1,5 +1,8 @@
 // `cuparity capture [--out FILE] -- COMMAND [ARGS...]`: what any process tree binds of the driver.
+#include "harness/capture/api_coverage.hpp"
+#include "harness/capture/captured_map.hpp"
 #include "harness/capture/process_capture.hpp"
+#include "harness/capture/table_check.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/config/config.hpp"
 #include "harness/io/output_file.hpp"
@@ -15,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <unistd.h>
+#include <utility>
 
 namespace cuparity::cli {
 namespace {
@@ -23,20 +27,82 @@ struct capture_options {
   std::string out = "cuparity-capture.json";
   std::string events;
   bool quiet = false;
+  bool no_python_hook = false;
   std::vector<std::string> command;
 };
 
+/// The Python start-up hook's folder: python-hook/ beside the executable (the build tree) or in
+/// lib/cuparity (an installation; cmake/install.cmake).
+std::string python_hook_folder() {
+  const std::string file = companion_library(executable_dir(), "python-hook/sitecustomize.py");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec))
+    throw capture_error("cuparity's Python start-up hook is missing (looked for " + file +
+                        "): the build or installation is incomplete (--no-python-hook captures "
+                        "without it)");
+  return std::filesystem::path(file).parent_path().string();
+}
+
+/// `names`, the first `shown` of them, and how many more.
+std::string some_of(const std::vector<std::string> &names, std::size_t shown) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < shown; ++i)
+    out += (i ? ", " : "") + names[i];
+  if (names.size() > shown)
+    out += ", +" + std::to_string(names.size() - shown) + " more";
+  return out;
+}
+
+/// The end of each process image's summary line: how many functions it bound, those the headers
+/// cuparity was built from do not declare (the audit cannot judge them), and what its package
+/// tables say (checked, and how many functions disagree with the capture; or why not). The map is
+/// read back as `audit` reads it, so this judges what was written; {0, 0}: why it could not be.
+std::map<std::pair<long, int>, std::string> image_notes(const std::string &out) {
+  std::map<std::pair<long, int>, std::string> lines;
+  captured_map m;
+  try {
+    m = read_captured_map(out);
+  } catch (const map_error &e) {
+    lines[{0, 0}] = std::string("the map cannot be read back: ") + e.what();
+    return lines;
+  }
+  for (const auto &[at, c] : api_coverage_of(m))
+    if (c.functions)
+      lines[at] = "; " + std::to_string(c.functions) + " functions" +
+                  (c.undeclared.empty()
+                       ? std::string(", all in the CUDA ") + api_headers_name() + " headers"
+                       : ", " + std::to_string(c.undeclared.size()) + " not in the CUDA " +
+                             api_headers_name() + " headers: " + some_of(c.undeclared, 4));
+  std::map<std::pair<long, int>, std::size_t> disagree;
+  for (const auto &f : table_findings(m))
+    ++disagree[{f.process, f.image}];
+  for (const auto &t : m.package_tables) {
+    std::string &line = lines[{t.process, t.image}];
+    line += "; " + t.package + (t.version ? " " + *t.version : std::string()) + "'s own table ";
+    if (t.status != "ok") {
+      line += "not checked (" + t.status + ")";
+      continue;
+    }
+    const std::size_t n = disagree[{t.process, t.image}];
+    line += "of " + std::to_string(t.functions.size()) + " functions " +
+            (n ? "disagrees with the capture on " + std::to_string(n) : "agrees with the capture");
+  }
+  return lines;
+}
+
 /// One line per process on stderr: the program's own stdout stays its own.
 void print_summary(std::ostream &o, const nlohmann::json &map, const std::string &out) {
-  std::map<long, std::map<std::string, std::size_t>> by_source; // pid -> source -> entries
-  std::map<long, std::size_t> per_thread;
+  auto notes = image_notes(out);
+  using image = std::pair<long, int>; // pid, image: an exec in one pid is another program
+  std::map<image, std::map<std::string, std::size_t>> by_source; // entries by path
+  std::map<image, std::size_t> per_thread;
   for (const auto &e : map["entries"]) {
-    const long pid = e["process"].get<long>();
-    by_source[pid][e["source"].get<std::string>()] += 1;
+    const image at{e["process"].get<long>(), e["image"].get<int>()};
+    by_source[at][e["source"].get<std::string>()] += 1;
     const auto &s = e["symbol"];
     if (s.is_string() &&
         (s.get<std::string>().ends_with("_ptds") || s.get<std::string>().ends_with("_ptsz")))
-      ++per_thread[pid];
+      ++per_thread[at];
   }
   o << "cuparity capture: " << map["processes"].size() << " process"
     << (map["processes"].size() == 1 ? "" : "es") << ", driver "
@@ -44,18 +110,20 @@ void print_summary(std::ostream &o, const nlohmann::json &map, const std::string
                                                        : std::string("never loaded"))
     << "\n";
   for (const auto &p : map["processes"]) {
-    const long pid = p["pid"].get<long>();
+    const image at{p["pid"].get<long>(), p["image"].get<int>()};
     const auto &argv = p["argv"];
-    o << "  pid " << pid << " "
+    o << "  pid " << at.first << " "
       << terminal_text(argv.empty() ? std::string("?") : argv[0].get<std::string>()) << ":";
-    if (by_source[pid].empty())
+    if (by_source[at].empty())
       o << " bound nothing of the driver";
-    for (const auto &[source, n] : by_source[pid])
+    for (const auto &[source, n] : by_source[at])
       o << " " << n << " " << source;
-    if (per_thread[pid])
-      o << " (" << per_thread[pid] << " per-thread)";
-    o << "\n";
+    if (per_thread[at])
+      o << " (" << per_thread[at] << " per-thread)";
+    o << terminal_text(notes[at]) << "\n";
   }
+  if (!notes[{0, 0}].empty())
+    o << "  " << terminal_text(notes[{0, 0}]) << "\n";
   o << "  map: " << terminal_text(out) << " (check it: cuparity audit --map " << terminal_text(out)
     << ")\n";
 }
@@ -125,6 +193,8 @@ int run_capture(const capture_options &opt) {
                           s.driver_path, opt.events};
   capture_outcome outcome;
   try {
+    if (!opt.no_python_hook)
+      request.python_hook = python_hook_folder();
     outcome = capture_process_tree(request);
   } catch (const capture_error &e) {
     std::cerr << "cuparity capture: " << terminal_text(e.what()) << "\n";
@@ -168,6 +238,9 @@ void add_capture_command(CLI::App &app, action &run) {
   // would be all they saw (one line per process of a shell wrapper, say).
   cmd->add_flag("--quiet", opt->quiet,
                 "No summary on stderr: the command's output is all there is");
+  // It changes the command's PYTHONPATH (the hook's folder first), which a program may look at.
+  cmd->add_flag("--no-python-hook", opt->no_python_hook,
+                "Leave PYTHONPATH alone: no start-up hook records cuda.bindings' own table");
   cmd->add_option("command", opt->command, "The command and its arguments, after --")->required();
   cmd->footer("The command's exit status is cuparity's; the map and a summary go to --out and "
               "stderr. Example: cuparity capture --out torch.json -- python3 -c 'import torch; "

@@ -30,7 +30,9 @@ byte written as the four characters \\xNN (backslash, x, two hex digits), see vi
 Standard library only, so that it runs under whatever Python holds the package, and nothing of
 reports/ (this script stands alone). Importable: capture(kind) returns the map as a dict,
 write_map(doc, path) writes it atomically, base_function_name(raw) is the entry-name
-normalisation, describe_address(ptr) the dladdr lookup, visible_text(s) the escaping above.
+normalisation, describe_address(ptr) the dladdr lookup, describe_table(table) a whole
+_inspect_function_pointers() table so named (the start-up hook of `cuparity capture` uses it,
+python_hook/sitecustomize.py), visible_text(s) the escaping above.
 """
 
 from __future__ import annotations
@@ -168,6 +170,20 @@ def describe_address(address: int):
     if info.dli_sname and info.dli_saddr is not None and _as_address(info.dli_saddr) == address:
         symbol = os.fsdecode(info.dli_sname)
     return symbol, library or None
+
+
+def describe_table(table: dict) -> dict:
+    """cuda.bindings' `_inspect_function_pointers()` table, each pointer named by dladdr:
+    {"cuMemcpyHtoD_v2": {"symbol": ..., "library": ...}, ...}, keys without their two leading
+    underscores, None for an address of 0 (the package holds no function). The start-up hook of
+    `cuparity capture` (tools/capture/python_hook) writes this into the map's package_tables."""
+    functions = {}
+    for key, value in table.items():
+        address = _as_address(value)
+        symbol, library = describe_address(address)
+        name = key[2:] if key.startswith("__") else key
+        functions[name] = None if address == 0 else {"symbol": symbol, "library": library}
+    return functions
 
 
 def _entry(function: str, raw_name: str, address: int) -> dict:
