@@ -13,8 +13,10 @@ namespace cuparity {
 
 /// One process image's bound functions, against the driver API (harness/driver/driver_api.hpp).
 struct api_coverage {
-  std::size_t functions = 0;           ///< distinct functions it got a pointer for
-  std::vector<std::string> undeclared; ///< those no header of the table declares, sorted
+  std::size_t functions = 0; ///< distinct functions it got a pointer for
+  /// The names it bound or asked for (a request the driver answered with no pointer too) that
+  /// no header of the table declares, sorted: the audit can only call them "unknown".
+  std::vector<std::string> undeclared;
 };
 
 /// Per {pid, image} of `m`'s processes (a process that bound nothing has 0 functions).

@@ -53,8 +53,9 @@ std::string some_of(const std::vector<std::string> &names, std::size_t shown) {
   return out;
 }
 
-/// The end of each process image's summary line: how many functions it bound, those the headers
-/// cuparity was built from do not declare (the audit cannot judge them), and what its package
+/// The end of each process image's summary line: how many functions it bound, the names it bound
+/// or asked for that the headers cuparity was built from do not declare (the audit cannot judge
+/// them), and what its package
 /// tables say (checked, and how many functions disagree with the capture; or why not). The map is
 /// read back as `audit` reads it, so this judges what was written; {0, 0}: why it could not be.
 std::map<std::pair<long, int>, std::string> image_notes(const std::string &out) {
@@ -66,13 +67,15 @@ std::map<std::pair<long, int>, std::string> image_notes(const std::string &out) 
     lines[{0, 0}] = std::string("the map cannot be read back: ") + e.what();
     return lines;
   }
+  const std::string headers = "the CUDA " + api_headers_name() + " headers";
   for (const auto &[at, c] : api_coverage_of(m))
-    if (c.functions)
-      lines[at] = "; " + std::to_string(c.functions) + " functions" +
-                  (c.undeclared.empty()
-                       ? std::string(", all in the CUDA ") + api_headers_name() + " headers"
-                       : ", " + std::to_string(c.undeclared.size()) + " not in the CUDA " +
-                             api_headers_name() + " headers: " + some_of(c.undeclared, 4));
+    if (c.functions || !c.undeclared.empty())
+      lines[at] =
+          "; " + std::to_string(c.functions) + " functions bound, " +
+          (c.undeclared.empty() ? "every name in " + headers
+                                : std::to_string(c.undeclared.size()) +
+                                      (c.undeclared.size() == 1 ? " name" : " names") + " not in " +
+                                      headers + ": " + some_of(c.undeclared, 4));
   std::map<std::pair<long, int>, std::size_t> disagree;
   for (const auto &f : table_findings(m))
     ++disagree[{f.process, f.image}];
