@@ -1,15 +1,20 @@
 // Audit of a captured binding map: each function the package (or process) bound, against the
-// stream-0 mode it should have chosen and what the driver under test answers through
-// cuGetProcAddress_v2, and against the symbol cuparity's own probing would bind.
+// stream-0 mode it should have chosen, the whole driver API table of the toolkit's headers
+// (harness/driver/driver_api.hpp: the ABI due at the version asked, the newest ABI, the first
+// one), what the driver under test answers through cuGetProcAddress_v2, and the symbol cuparity's
+// own probing would bind.
 #include "harness/capture/map_audit.hpp"
 
 #include "backends/internal/suffix_rules.hpp"
+#include "harness/capture/api_expectation.hpp"
 #include "harness/capture/capture_map.hpp"
 #include "harness/capture/process_findings.hpp"
 #include "harness/config/python_int.hpp"
 #include "harness/driver/cuda_api.hpp"
 #include "harness/driver/entry.hpp"
 
+#include <algorithm>
+#include <climits>
 #include <filesystem>
 #include <set>
 
@@ -37,14 +42,23 @@ std::string symbol_name(const void *p) {
 
 using gpa_fn = PFN_cuGetProcAddress_v12000;
 
-/// The driver's answer for one entry of cuparity's table, by name ("" for none).
-std::string driver_answer(gpa_fn gpa, const entry_info &e, bool ptds) {
+/// What every entry is judged with.
+struct audit_context {
+  const driver_library &lib;
+  gpa_fn gpa = nullptr;
+  long long under_test = 0; ///< the driver under test's cuDriverGetVersion (0: unknown)
+  long long captured = 0;   ///< the version of the driver that answered the capture (/2), else
+                            ///< the driver under test's
+};
+
+/// The driver under test's answer to one request, by name ("" for none).
+std::string driver_answer(gpa_fn gpa, const std::string &function, long long version,
+                          std::uint64_t flags) {
+  if (version < INT_MIN || version > INT_MAX)
+    return {};
   void *fn = nullptr;
   CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-  const cuuint64_t flag =
-      ptds ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : CU_GET_PROC_ADDRESS_LEGACY_STREAM;
-  const std::string name(e.name);
-  if (gpa(name.c_str(), &fn, e.query_version(ptds), flag, &status) != CUDA_SUCCESS)
+  if (gpa(function.c_str(), &fn, static_cast<int>(version), flags, &status) != CUDA_SUCCESS)
     return {};
   return symbol_name(fn);
 }
@@ -61,58 +75,131 @@ std::string mode_of(bool per_thread) {
   return per_thread ? "per-thread" : "legacy";
 }
 
+std::string request_text(const proc_request &q) {
+  return "asked at " + std::to_string(q.version) + " (flags " + std::to_string(q.flags) + ")";
+}
+
+/// The table's answer and the driver's, for a request as asked, else for the function's newest
+/// ABI in the expected mode (legacy where none is known) that the driver has.
+void ask(const captured_entry &c, const api_function &fn, const ptds_expectation &x,
+         const audit_context &ctx, map_finding &f) {
+  if (c.request) {
+    f.expected = expected_symbol(fn, c.request->version, (c.request->flags & 2u) != 0);
+    f.driver = driver_answer(ctx.gpa, c.function, c.request->version, c.request->flags);
+    return;
+  }
+  const bool pt = x.known && x.per_thread;
+  f.expected = expected_symbol(fn, newest_query_version(fn, pt, ctx.captured), pt);
+  f.driver = driver_answer(ctx.gpa, c.function, newest_query_version(fn, pt, ctx.under_test),
+                           pt ? 2u : 1u);
+}
+
 /// A request with the per-thread flag below the version its variant needs gets no pointer
-/// (docs/driver-facts.md#per-thread-version): the driver says so, or cuparity's table knows it.
-bool per_thread_too_old(const captured_entry &c) {
+/// (docs/driver-facts.md#per-thread-version): the table knows it, or for a function the headers do
+/// not declare, the driver's status says so.
+bool per_thread_too_old(const captured_entry &c, const api_function *fn) {
   if (!c.request || !(c.request->flags & 2u) || c.symbol)
     return false;
-  if (c.request->status == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT)
-    return true;
-  const auto id = find_entry(c.function);
-  return id && info(*id).per_thread_version > c.request->version;
+  if (!fn)
+    return c.request->status == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+  const api_abi *abi =
+      fn->at_version(static_cast<int>(std::clamp<long long>(c.request->version, INT_MIN, INT_MAX)));
+  return abi && abi->per_thread_version > c.request->version;
 }
 
-/// Whether `captured` is in the wrong stream-0 mode for `ptds`. A legacy symbol is wrong only
-/// where the driver exports a per-thread twin of it (most functions have none, and the driver
-/// answers a per-thread request for them with the legacy symbol).
-bool wrong_mode(const std::string &captured, const ptds_expectation &ptds,
-                const driver_library &lib) {
-  if (!ptds.known || is_per_thread_symbol(captured) == ptds.per_thread)
-    return false;
-  return !ptds.per_thread || lib.symbol((captured + "_ptds").c_str()) ||
-         lib.symbol((captured + "_ptsz").c_str());
+/// Whether `s` is in the wrong stream-0 mode for `x`: a per-thread variant where legacy is due, or
+/// a bare symbol where per-thread is due and its ABI has a per-thread variant (most have none, and
+/// the driver answers a per-thread request for those with the bare symbol).
+bool wrong_mode(const api_symbol &s, const ptds_expectation &x) {
+  return x.known && s.per_thread != x.per_thread && mode_matters(s);
 }
 
-/// The checks that need no table: no pointer, another function, the wrong stream-0 mode.
-bool judge_binding(const captured_entry &c, const ptds_expectation &ptds, const driver_library &lib,
-                   bool in_table, map_finding &f) {
-  if (per_thread_too_old(c)) {
-    f.kind = finding_kind::per_thread_too_old;
-    f.message = c.raw_name + ": asked with the per-thread flag at " +
-                std::to_string(c.request->version) +
-                ", older than its per-thread variant: the driver gave no pointer";
-  } else if (!c.symbol) {
-    f.kind = finding_kind::missing;
-    f.message = c.raw_name + ": the package holds no pointer (the driver answers " +
-                (f.driver.empty() ? "nothing" : f.driver) + ")";
-  } else if (!variant_of(f.captured, c.function)) {
+void set(map_finding &f, finding_kind k, std::string message) {
+  f.kind = k;
+  f.message = std::move(message);
+}
+
+/// An entry without a pointer: a request the driver answered with none, or a package's empty slot.
+void judge_no_pointer(const captured_entry &c, const api_function &fn, const audit_context &ctx,
+                      map_finding &f) {
+  if (c.request)
+    set(f, finding_kind::null_entry,
+        c.raw_name + ": " + request_text(*c.request) + ", the driver gave no pointer" +
+            (c.request->result ? " (result " + std::to_string(c.request->result) + ")" : "") +
+            ": " + null_entry_reason(fn, c.request->version, ctx.captured));
+  else
+    set(f, finding_kind::missing,
+        c.raw_name + ": the package holds no pointer (the driver answers " +
+            (f.driver.empty() ? "nothing" : f.driver) + ")");
+}
+
+/// The checks that fail, and those that end the judging: a too-old per-thread request, another
+/// function, a name the headers do not declare, no pointer, the wrong stream-0 mode.
+bool judge_binding(const captured_entry &c, const api_function *fn,
+                   const std::optional<api_symbol> &s, const ptds_expectation &x,
+                   const audit_context &ctx, map_finding &f) {
+  const std::string headers = cuda_version_text(api_headers_version());
+  if (per_thread_too_old(c, fn)) {
+    set(f, finding_kind::per_thread_too_old,
+        c.raw_name + ": asked with the per-thread flag at " + std::to_string(c.request->version) +
+            ", older than its per-thread variant: the driver gave no pointer");
+  } else if (c.symbol &&
+             (!variant_of(*c.symbol, c.function) || (s && s->function->name != c.function))) {
     // Before anything else: binding another function is wrong whatever the driver says.
-    f.kind = finding_kind::wrong_function;
-    f.message = c.raw_name + ": bound " + f.captured + ", which is no variant of " + c.function;
-  } else if ((!f.driver.empty() || !in_table || c.request) && wrong_mode(f.captured, ptds, lib)) {
-    // A table entry the driver has no answer for is no_answer below, whatever its mode.
-    f.kind = finding_kind::per_thread_wrong;
-    f.message = c.raw_name + ": bound the " + mode_of(is_per_thread_symbol(f.captured)) + " " +
-                f.captured + " where " + ptds.why + " selects " + mode_of(ptds.per_thread) +
-                (f.driver.empty() ? "" : " (the driver answers " + f.driver + ")");
+    set(f, finding_kind::wrong_function,
+        c.raw_name + ": bound " + f.captured + ", which is no variant of " + c.function);
+  } else if (!fn) {
+    set(f, finding_kind::unknown,
+        c.function + ": not declared by the " + headers + " headers cuparity was built with; " +
+            "not checked");
+  } else if (!c.symbol) {
+    judge_no_pointer(c, *fn, ctx, f);
+  } else if (!s) {
+    set(f, finding_kind::unknown,
+        c.raw_name + ": " + f.captured + " is no symbol of " + c.function + " the " + headers +
+            " headers declare; not checked");
+  } else if (wrong_mode(*s, x)) {
+    set(f, finding_kind::per_thread_wrong,
+        c.raw_name + ": bound the " + mode_of(s->per_thread) + " " + f.captured + " where " +
+            x.why + " selects " + mode_of(x.per_thread) +
+            (f.driver.empty() ? "" : " (the driver answers " + f.driver + ")"));
   } else {
     return false;
   }
   return true;
 }
 
-map_finding judge_entry(const captured_entry &c, gpa_fn gpa, const driver_library &lib,
-                        const ptds_expectation &ptds, bool package_map) {
+/// Against the table: a request answered with another symbol than the newest ABI at the version
+/// asked (abi_behind); an older ABI than the newest, of other parameter types (old_semantics) or
+/// the same ones (abi_difference).
+bool judge_abi(const captured_entry &c, const api_function &fn, const api_symbol &s,
+               const audit_context &ctx, map_finding &f) {
+  if (c.request && f.captured != f.expected) {
+    const api_symbol due = find_api_symbol(f.expected).value_or(api_symbol{});
+    const bool older_driver = due.abi && ctx.captured > 0 && due.abi->version > ctx.captured;
+    set(f, finding_kind::abi_behind,
+        c.raw_name + ": " + request_text(*c.request) + ", the driver handed out " + f.captured +
+            (f.expected.empty() ? "; the table has no ABI for that request"
+                                : "; the newest ABI at that version is " + f.expected) +
+            (older_driver ? " (the driver, " + std::to_string(ctx.captured) + ", predates it)"
+                          : ""));
+    return true;
+  }
+  // The newest the driver that answered has: a newer header set's ABI is none it could bind.
+  const api_abi &newest = newest_abi(fn, ctx.captured);
+  if (s.abi->version >= newest.version)
+    return false;
+  const std::string diff = parameter_difference(s.abi->parameters, newest.parameters);
+  set(f, diff.empty() ? finding_kind::abi_difference : finding_kind::old_semantics,
+      c.raw_name + ": bound " + f.captured + " (ABI " + std::to_string(s.abi->version) +
+          "), older than " + std::string(newest.symbol) + " (ABI " +
+          std::to_string(newest.version) + ")" +
+          (diff.empty() ? ", of the same parameter types" : ": " + diff));
+  return true;
+}
+
+map_finding judge_entry(const captured_entry &c, const ptds_expectation &x,
+                        const audit_context &ctx) {
   map_finding f;
   f.function = c.function;
   f.raw_name = c.raw_name;
@@ -120,35 +207,30 @@ map_finding judge_entry(const captured_entry &c, gpa_fn gpa, const driver_librar
   f.process = c.process;
   f.image = c.image;
   f.source = c.source;
-  const auto id = find_entry(c.function);
-  if (id && ptds.known) {
-    f.driver = driver_answer(gpa, info(*id), ptds.per_thread);
-    f.internal = internal_choice(lib, c.function, ptds.per_thread);
-  }
-  if (!id && package_map) {
-    // A package's table holds hundreds of functions cuparity has none of: named, not judged.
-    f.kind = finding_kind::unknown;
-    f.message = c.function + ": not in cuparity's entry table; not checked";
+  const api_function *fn = find_api_function(c.function);
+  const auto s = c.symbol ? find_api_symbol(*c.symbol) : std::nullopt;
+  if (fn)
+    ask(c, *fn, x, ctx, f);
+  if (find_entry(c.function) && x.known)
+    f.internal = internal_choice(ctx.lib, c.function, x.per_thread);
+  const bool matters = !s || mode_matters(*s);
+  f.because = matters ? x.why : "";
+  if (judge_binding(c, fn, s, x, ctx, f))
     return f;
-  }
-  if (judge_binding(c, ptds, lib, id.has_value(), f))
-    return f;
-  if (!ptds.known) {
-    f.kind = finding_kind::unchecked;
-    f.message = c.raw_name + ": bound " + mode_of(is_per_thread_symbol(f.captured)) + " " +
-                f.captured + " by " + c.source + "; " + ptds.why + ": not checked";
-  } else if (!id) {
-    f.kind = finding_kind::unknown;
-    f.message = c.function + ": not in cuparity's entry table; not checked";
-  } else if (f.captured == f.driver) {
-    f.kind = finding_kind::same;
+  const std::string unchecked =
+      matters && !x.known ? x.why + ": its stream-0 mode is not checked" : std::string();
+  if (judge_abi(c, *fn, *s, ctx, f)) {
+    if (!unchecked.empty())
+      f.message += "; " + unchecked;
+  } else if (!unchecked.empty()) {
+    set(f, finding_kind::unchecked,
+        c.raw_name + ": bound " + mode_of(s->per_thread) + " " + f.captured + " by " + c.source +
+            "; " + unchecked);
   } else if (f.driver.empty()) {
-    f.kind = finding_kind::no_answer;
-    f.message = c.raw_name + ": bound " + f.captured + ", the driver answers nothing";
+    set(f, finding_kind::no_answer,
+        c.raw_name + ": bound " + f.captured + ", the driver under test answers nothing");
   } else {
-    f.kind = finding_kind::abi_difference;
-    f.message = c.raw_name + ": bound " + f.captured + ", cuparity binds " + f.driver + " (ABI " +
-                std::to_string(info(*id).abi_version) + "): another ABI of " + c.function;
+    f.kind = finding_kind::same;
   }
   return f;
 }
@@ -165,25 +247,48 @@ void add(map_audit_report &r, map_finding f) {
   r.findings.push_back(std::move(f));
 }
 
-void audit_entries(const captured_map &m, gpa_fn gpa, const driver_library &lib,
-                   map_audit_report &r) {
+/// The direct binders whose mode was inferred from what they bound, one line each.
+void note_inferred(const std::map<binder_key, binder_mode> &binders, map_audit_report &r) {
+  for (const auto &[key, b] : binders) {
+    if (b.legacy.empty() == b.per_thread.empty()) // nothing to tell, or mixed_modes
+      continue;
+    const auto &[pid, image, caller] = key;
+    const std::size_t n = b.legacy.size() + b.per_thread.size();
+    r.inferred.push_back("pid " + std::to_string(pid) +
+                         (image ? " (exec " + std::to_string(image) + ")" : std::string()) + ", " +
+                         caller + ": " + mode_of(!b.per_thread.empty()) +
+                         ", inferred from what it bound (" + std::to_string(n) + " function" +
+                         (n == 1 ? "" : "s") + " with a per-thread variant)");
+  }
+}
+
+void audit_entries(const captured_map &m, const audit_context &ctx, map_audit_report &r) {
   const std::string driver_file = canonical(r.driver_path);
-  std::set<std::string> elsewhere; // libraries other than the driver under test
+  std::set<std::string> libraries; // each file the capture's pointers lay in, checked once
+  const auto binders = m.schema == 2 ? infer_binder_modes(m) : std::map<binder_key, binder_mode>();
+  std::set<std::string> unknown;
   for (const auto &e : m.entries) {
-    const ptds_expectation x = m.schema == 1 ? r.ptds : expectation_for(m, e);
-    map_finding f = judge_entry(e, gpa, lib, x, m.schema == 1);
+    const ptds_expectation x = m.schema == 1 ? r.ptds : expectation_for(m, e, binders);
+    map_finding f = judge_entry(e, x, ctx);
+    if (f.kind == finding_kind::unknown)
+      unknown.insert(find_api_function(e.function) ? f.captured : e.function);
     if (m.schema == 2 && f.kind != finding_kind::same)
       f.message = "pid " + std::to_string(e.process) +
                   (e.image ? " (exec " + std::to_string(e.image) + ")" : std::string()) + ", " +
                   e.source + ": " + f.message;
-    if (e.library && canonical(*e.library) != driver_file && elsewhere.insert(*e.library).second)
+    if (e.library && libraries.insert(*e.library).second && canonical(*e.library) != driver_file)
       r.notes.push_back("pointers of the capture lay in " + *e.library + ", not in the driver " +
                         "under test (" + driver_file + "): symbols are compared by name");
     add(r, std::move(f));
   }
-  if (m.schema == 2)
-    for (auto &f : process_findings(m))
-      add(r, std::move(f));
+  r.unknown.assign(unknown.begin(), unknown.end());
+  if (m.schema != 2)
+    return;
+  note_inferred(binders, r);
+  for (auto &f : process_findings(m, binders))
+    add(r, std::move(f));
+  // table_disagrees: cuda.bindings' own pointer table (_inspect_function_pointers) against the
+  // capture is judged here, by the function that reads that table (issue 48).
 }
 
 } // namespace
@@ -262,6 +367,7 @@ ptds_expectation expected_ptds(const captured_map &m) {
 
 map_audit_report audit_captured_map(const captured_map &m, const driver_library &lib) {
   map_audit_report r;
+  r.headers_version = api_headers_version();
   r.ptds = m.schema == 1 ? expected_ptds(m) : ptds_expectation{false, false, false, ""};
   r.driver_path = lib.resolved_path().empty() ? lib.path() : lib.resolved_path();
   if (m.status != "ok") {
@@ -281,13 +387,19 @@ map_audit_report audit_captured_map(const captured_map &m, const driver_library 
     r.not_audited = "the map holds no entries: there is nothing to check";
     return r;
   }
-  auto gpa = reinterpret_cast<gpa_fn>(lib.symbol("cuGetProcAddress_v2"));
-  if (!gpa) {
+  audit_context ctx{lib};
+  ctx.gpa = reinterpret_cast<gpa_fn>(lib.symbol("cuGetProcAddress_v2"));
+  if (!ctx.gpa) {
     r.not_audited = "the driver under test does not export cuGetProcAddress_v2";
     return r;
   }
+  int version = 0;
+  if (auto get = reinterpret_cast<PFN_cuDriverGetVersion_v2020>(lib.symbol("cuDriverGetVersion"));
+      get && get(&version) == CUDA_SUCCESS)
+    ctx.under_test = version;
+  ctx.captured = m.driver_version.value_or(ctx.under_test);
   r.audited = true;
-  audit_entries(m, gpa, lib, r);
+  audit_entries(m, ctx, r);
   return r;
 }
 

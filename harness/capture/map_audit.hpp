@@ -29,9 +29,9 @@ expected_ptds(const std::string &kind,
 enum class finding_kind {
   same,             ///< the package binds what the driver answers
   per_thread_wrong, ///< a per-thread symbol where legacy is expected, or the reverse: a failure
-  abi_difference,   ///< another ABI of the same function (cuCtxCreate_v4 vs _v2): reported
+  abi_difference,   ///< an older ABI than the newest, of the same parameter types: reported
   missing,          ///< the package holds no pointer for it
-  unknown,          ///< a function cuparity has no entry for: not checked
+  unknown,          ///< a name the driver API's headers do not declare: not checked
   no_answer,        ///< the driver answers nothing for it, yet the package holds a pointer
   wrong_function,   ///< the symbol is no variant of the function (cuMemFree bound to cuMemAlloc_v2)
   // binding_map/2 (a process tree):
@@ -52,12 +52,18 @@ struct map_finding {
   finding_kind kind = finding_kind::same;
   std::string function, raw_name;
   std::string captured; ///< the package's symbol ("" for none)
-  std::string driver;   ///< cuGetProcAddress_v2's answer at cuparity's ABI, by name
+  /// The driver under test's cuGetProcAddress_v2 answer, by name: asked as the entry's request
+  /// asked (version and flags), else for the function's newest ABI in the expected mode.
+  std::string driver;
+  std::string expected; ///< what the driver API table says is due ("" for none or unknown)
   std::string internal; ///< the symbol cuparity's internal backend (Numba's probing) binds
   std::string message;  ///< one line for a finding that is not `same`
   long process = 0;     ///< /2: the pid
   int image = 0;        ///< /2: which image of it (exec count)
   std::string source;   ///< /2: plt, dlsym or proc
+  /// The evidence of the stream-0 mode it was judged by (a variable, a request's flags, what its
+  /// binder bound), or why there is none; "" where its mode cannot be wrong.
+  std::string because;
 };
 
 struct map_audit_report {
@@ -69,6 +75,10 @@ struct map_audit_report {
   std::vector<std::string> notes; ///< e.g. the map's pointers lie in another library
   std::vector<map_finding> findings;
   std::map<finding_kind, std::size_t> counts;
+  int headers_version = 0;          ///< api_headers_version(): the CUDA headers of the table
+  std::vector<std::string> unknown; ///< the names those headers do not declare, each once, sorted
+  /// /2: each direct binder whose stream-0 mode was inferred from what it bound, in words.
+  std::vector<std::string> inferred;
 };
 
 /// Audits `m` against the driver in `lib`.

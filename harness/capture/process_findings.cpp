@@ -1,6 +1,7 @@
 // Findings across the entries of one process, and the evidence an entry is judged by.
 #include "harness/capture/process_findings.hpp"
 
+#include "harness/capture/api_expectation.hpp"
 #include "harness/capture/capture_map.hpp"
 
 #include <filesystem>
@@ -14,6 +15,17 @@ std::string without_mode(std::string s) {
   if (is_per_thread_symbol(s))
     s.resize(s.size() - 5);
   return s;
+}
+
+std::string file_name(const std::string &path) {
+  return std::filesystem::path(path).filename().string();
+}
+
+std::string joined(const std::set<std::string> &names) {
+  std::string out;
+  for (const auto &n : names)
+    out += (out.empty() ? "" : ", ") + n;
+  return out;
 }
 
 } // namespace
@@ -103,7 +115,52 @@ void judge_function(const captured_map &m, image_key pid, const std::string &fun
 
 } // namespace
 
-ptds_expectation expectation_for(const captured_map &m, const captured_entry &e) {
+std::map<binder_key, binder_mode> infer_binder_modes(const captured_map &m) {
+  std::map<binder_key, binder_mode> out;
+  for (const auto &e : m.entries) {
+    if (e.source == "proc" || !e.symbol || !governing_package(m, e).empty())
+      continue;
+    binder_mode &b = out[{e.process, e.image, e.caller}];
+    // Only a function with a per-thread variant shows a mode; an undeclared name shows nothing.
+    const auto s = find_api_symbol(*e.symbol);
+    if (s && mode_matters(*s))
+      (s->per_thread ? b.per_thread : b.legacy).insert(std::string(s->function->name));
+  }
+  return out;
+}
+
+namespace {
+
+/// The mode a direct binder's own binds show: all bare, all per-thread, or nothing to tell.
+ptds_expectation inferred_mode(const captured_entry &e,
+                               const std::map<binder_key, binder_mode> &binders) {
+  ptds_expectation x;
+  x.known = false;
+  const std::string who = file_name(e.caller);
+  const auto it = binders.find({e.process, e.image, e.caller});
+  if (it == binders.end() || (it->second.legacy.empty() && it->second.per_thread.empty())) {
+    x.why = "nothing known of what " + e.caller + " should bind (it bound no function with a " +
+            "per-thread variant)";
+    return x;
+  }
+  const binder_mode &b = it->second;
+  if (!b.legacy.empty() && !b.per_thread.empty()) {
+    x.why = who + " bound both stream-0 modes (mixed_modes names them)";
+    return x;
+  }
+  x.known = true;
+  x.per_thread = !b.per_thread.empty();
+  const std::size_t n = x.per_thread ? b.per_thread.size() : b.legacy.size();
+  x.why = "inferred from what " + who + " bound (" + std::to_string(n) + " function" +
+          (n == 1 ? "" : "s") + " with a per-thread variant, all " +
+          (x.per_thread ? "per-thread" : "legacy") + ")";
+  return x;
+}
+
+} // namespace
+
+ptds_expectation expectation_for(const captured_map &m, const captured_entry &e,
+                                 const std::map<binder_key, binder_mode> &binders) {
   const std::string package = governing_package(m, e);
   if (!package.empty()) {
     std::map<std::string, std::optional<std::string>> env;
@@ -114,12 +171,9 @@ ptds_expectation expectation_for(const captured_map &m, const captured_entry &e)
     x.why = package + " (" + e.caller_package.value_or("ctypes") + "): " + x.why;
     return x;
   }
+  if (!e.request)
+    return inferred_mode(e, binders);
   ptds_expectation x;
-  if (!e.request) {
-    x.known = false;
-    x.why = "nothing known of what " + e.caller + " should bind";
-    return x;
-  }
   // docs/driver-facts.md#default-flag: DEFAULT answers as LEGACY_STREAM for a caller built
   // without CUDA_API_PER_THREAD_DEFAULT_STREAM, which the driver cannot see: legacy.
   x.per_thread = (e.request->flags & 2u) != 0;
@@ -129,7 +183,8 @@ ptds_expectation expectation_for(const captured_map &m, const captured_entry &e)
   return x;
 }
 
-std::vector<map_finding> process_findings(const captured_map &m) {
+std::vector<map_finding> process_findings(const captured_map &m,
+                                          const std::map<binder_key, binder_mode> &binders) {
   std::map<image_key, std::map<std::string, function_use>> uses;
   std::set<image_key> proc_users;
   for (const auto &e : m.entries) {
@@ -144,13 +199,23 @@ std::vector<map_finding> process_findings(const captured_map &m) {
     } else {
       u.direct = true;
       if (u.direct_caller.empty())
-        u.direct_caller = std::filesystem::path(e.caller).filename().string();
+        u.direct_caller = file_name(e.caller);
     }
   }
   std::vector<map_finding> out;
   for (const auto &[pid, functions] : uses)
     for (const auto &[function, u] : functions)
       judge_function(m, pid, function, u, proc_users.count(pid) > 0, out);
+  for (const auto &[key, b] : binders)
+    if (!b.legacy.empty() && !b.per_thread.empty()) {
+      const auto &[pid, image, caller] = key;
+      map_finding f =
+          make(finding_kind::mixed_modes, m, {pid, image}, "",
+               file_name(caller) + " bound both stream-0 modes by PLT or dlsym: " + "legacy " +
+                   joined(b.legacy) + "; per-thread " + joined(b.per_thread));
+      f.raw_name = caller;
+      out.push_back(std::move(f));
+    }
   return out;
 }
 

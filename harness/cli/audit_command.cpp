@@ -1,5 +1,6 @@
 // `cuparity audit --map FILE`: a binding map captured from a package, against the driver under
 // test.
+#include "harness/capture/api_expectation.hpp"
 #include "harness/capture/map_audit.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/config/config.hpp"
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -30,6 +32,8 @@ nlohmann::json report_json(const captured_map &m, const map_audit_report &r) {
                         {"captured", f.captured},
                         {"driver", f.driver},
                         {"internal", f.internal},
+                        {"expected", f.expected},
+                        {"because", f.because},
                         {"message", f.message},
                         {"process", f.process},
                         {"image", f.image},
@@ -37,6 +41,14 @@ nlohmann::json report_json(const captured_map &m, const map_audit_report &r) {
   nlohmann::json counts = nlohmann::json::object();
   for (const auto &[k, n] : r.counts)
     counts[to_string(k)] = n;
+  nlohmann::json unchecked = nlohmann::json::array();
+  for (const auto &f : r.findings)
+    if (f.kind == finding_kind::unchecked)
+      unchecked.push_back({{"function", f.function},
+                           {"captured", f.captured},
+                           {"process", f.process},
+                           {"image", f.image},
+                           {"reason", f.because}});
   return {{"schema", "cuparity.map_audit/1"},
           {"map", m.path},
           {"package", {{"kind", m.kind}, {"name", m.name}, {"version", m.version}}},
@@ -49,22 +61,21 @@ nlohmann::json report_json(const captured_map &m, const map_audit_report &r) {
           {"failed", r.failed},
           {"notes", r.notes},
           {"counts", counts},
+          {"headers_version", r.headers_version},
+          {"unknown", r.unknown},
+          {"unchecked", unchecked},
+          {"inferred", r.inferred},
           {"findings", findings}};
 }
 
-/// One line for many entries of a kind (unknown: cuda.bindings 13.3.1 binds 405 functions cuparity
-/// has no entry for; unchecked: a process's own dlsym calls); --json lists each.
-void print_grouped(std::ostream &o, const char *kind, const char *noun, const char *what,
-                   const std::vector<std::string> &names) {
+/// One line for the entries of a kind that are not judged, every name given (--json has each
+/// entry): the names the headers do not declare, the bindings whose mode nothing tells.
+void print_all(std::ostream &o, const std::string &what, const std::vector<std::string> &names) {
   if (names.empty())
     return;
-  constexpr std::size_t named = 8;
-  o << "  " << kind << ": " << names.size() << " " << noun << (names.size() == 1 ? " " : "s ")
-    << what << ":";
-  for (std::size_t i = 0; i < names.size() && i < named; ++i)
-    o << (i ? ", " : " ") << terminal_text(names[i]);
-  if (names.size() > named)
-    o << " and " << names.size() - named << " more (--json lists each)";
+  o << "  " << terminal_text(what) << ":";
+  for (std::size_t i = 0; i < names.size(); ++i)
+    o << (i ? ", " : " ") << (names[i].empty() ? "\"\"" : terminal_text(names[i]));
   o << "\n";
 }
 
@@ -79,7 +90,7 @@ void print_header(std::ostream &o, const captured_map &m, const map_audit_report
   o << "audit of " << t(m.path) << ": " << m.processes.size() << " process"
     << (m.processes.size() == 1 ? "" : "es") << " of " << t(m.name) << " against "
     << t(r.driver_path) << "\n  each entry against its caller's package's variable, else its "
-    << "request's flags\n";
+    << "request's flags, else what its binder bound\n";
 }
 
 /// Prints the audit; every text that comes from the map or the driver is escaped (a map's version
@@ -92,18 +103,25 @@ void print_report(std::ostream &o, const captured_map &m, const map_audit_report
     o << "NOT AUDITED: " << terminal_text(r.not_audited) << "\n";
     return;
   }
-  std::vector<std::string> unknown, unchecked;
+  o << "  judged against the driver API of the " << cuda_version_text(r.headers_version)
+    << " headers cuparity was built with (" << r.headers_version << ")\n";
+  for (const auto &line : r.inferred)
+    o << "  inferred: " << terminal_text(line) << "\n";
+  std::map<std::string, std::vector<std::string>> unchecked; // reason -> bindings
   for (const auto &f : r.findings)
-    if (f.kind == finding_kind::unknown)
-      unknown.push_back(f.function);
-    else if (f.kind == finding_kind::unchecked)
-      unchecked.push_back((f.process ? "pid " + std::to_string(f.process) + " " : "") + f.captured);
-    else if (f.kind != finding_kind::same)
+    if (f.kind == finding_kind::unchecked)
+      unchecked[f.because].push_back((f.process ? "pid " + std::to_string(f.process) + " " : "") +
+                                     f.captured);
+    else if (f.kind != finding_kind::same && f.kind != finding_kind::unknown)
       o << "  " << (f.kind == finding_kind::per_thread_wrong ? "MISMATCH" : to_string(f.kind))
         << " " << terminal_text(f.message) << "\n";
-  print_grouped(o, "unknown", "function", "cuparity has no entry for, not checked", unknown);
-  print_grouped(o, "unchecked", "binding",
-                "by callers whose configuration nothing tells, not checked", unchecked);
+  print_all(o,
+            "unknown: " + std::to_string(r.unknown.size()) + " name" +
+                (r.unknown.size() == 1 ? "" : "s") + " the " +
+                cuda_version_text(r.headers_version) + " headers do not declare, not checked",
+            r.unknown);
+  for (const auto &[why, names] : unchecked)
+    print_all(o, "unchecked: " + std::to_string(names.size()) + " (" + why + ")", names);
   o << "  " << r.findings.size() << " entries:";
   for (const auto &[k, n] : r.counts)
     o << " " << n << " " << to_string(k) << ";";

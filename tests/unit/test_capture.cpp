@@ -139,11 +139,20 @@ TEST_CASE("capture: Numba-style dlsym probing is recorded exactly, in both strea
     CHECK((*e)["caller"] == program("capture_numba_probe")); // the main program, by its exe
     CHECK((*e)["count"] == 1);
     CHECK(c.map["processes"][0]["environment"]["PROBE_PTDS"].is_null()); // only binding variables
-    // Nothing says what a plain C program should bind: its bindings are stated, not judged.
+    // No variable tells what a plain C program should bind: its mode is inferred from what it
+    // bound (cuMemcpyHtoD and cuStreamSynchronize have per-thread twins; cuInit and
+    // cuCtxPushCurrent have none, so they are no evidence), and every binding is judged.
     const map_audit_report r = audit(scratch(ptds ? "probe1.json" : "probe0.json"));
     CHECK_FALSE(r.failed);
-    CHECK(findings(r, finding_kind::unchecked).size() == 4);
-    CHECK(findings(r, finding_kind::per_thread_wrong).empty());
+    CHECK(findings(r, finding_kind::unchecked).empty());
+    CHECK(findings(r, finding_kind::same).size() == 4);
+    REQUIRE(r.inferred.size() == 1);
+    CHECK_THAT(r.inferred[0], Catch::EndsWith(std::string(ptds ? "per-thread" : "legacy") +
+                                              ", inferred from what it bound (2 functions with "
+                                              "a per-thread variant)"));
+    for (const auto *f : findings(r, finding_kind::same))
+      if (f->function == "cuMemcpyHtoD")
+        CHECK_THAT(f->because, Catch::StartsWith("inferred from what capture_numba_probe bound"));
   }
 }
 
@@ -489,10 +498,10 @@ TEST_CASE("through a process map, older ABIs of the same signature run and are j
 }
 
 TEST_CASE("a per-thread request below its variant's version fails the audit, known from the "
-          "driver's status alone for a function outside cuparity's table",
+          "driver's status alone for a name the headers do not declare",
           "[capture]") {
-  const json entry = {{"function", "cuGraphLaunch"},
-                      {"raw_name", "cuGraphLaunch"},
+  const json entry = {{"function", "cuFutureGraphLaunch"},
+                      {"raw_name", "cuFutureGraphLaunch"},
                       {"symbol", nullptr},
                       {"library", nullptr},
                       {"source", "proc"},
@@ -514,7 +523,7 @@ TEST_CASE("a per-thread request below its variant's version fails the audit, kno
   CHECK(r.failed);
   REQUIRE(findings(r, finding_kind::per_thread_too_old).size() == 1);
   CHECK_THAT(r.findings[0].message,
-             Catch::Contains("cuGraphLaunch: asked with the per-thread flag at 9000"));
+             Catch::Contains("cuFutureGraphLaunch: asked with the per-thread flag at 9000"));
 }
 
 TEST_CASE("capture survives hostile programs: descriptors taken away, an exec in the same "
@@ -616,4 +625,320 @@ TEST_CASE("capture refuses what it can before the command runs, and passes a SIG
   CHECK_THAT(r.out, Catch::Contains("rc=143"));
   REQUIRE(fs::exists(out));
   CHECK(json::parse(std::ifstream(out))["exit_status"] == 143);
+}
+
+// ---- the whole driver API (issue 48): every binding judged against the headers' table, or named
+// with the reason it cannot be.
+
+#include "harness/capture/api_expectation.hpp"
+#include "harness/driver/driver_api.hpp"
+
+namespace {
+
+json request_entry(const std::string &function, const std::optional<std::string> &symbol,
+                   long long version, int flags, int status = 0,
+                   const std::string &caller = "/opt/app/libcudart.so.13") {
+  return {{"function", function},
+          {"raw_name", function},
+          {"symbol", symbol ? json(*symbol) : json(nullptr)},
+          {"library", symbol ? json(CUPARITY_SIMDRIVER) : json(nullptr)},
+          {"source", "proc"},
+          {"process", 7},
+          {"image", 0},
+          {"caller", caller},
+          {"caller_package", nullptr},
+          {"request",
+           {{"abi", "cuGetProcAddress_v2"},
+            {"version", version},
+            {"flags", flags},
+            {"result", 0},
+            {"status", status}}},
+          {"count", 1}};
+}
+
+json direct_entry(const std::string &symbol, const std::string &caller, int image = 0) {
+  return {{"function", base_function(symbol)},
+          {"raw_name", symbol},
+          {"symbol", symbol},
+          {"library", CUPARITY_SIMDRIVER},
+          {"source", "dlsym"},
+          {"process", 7},
+          {"image", image},
+          {"caller", caller},
+          {"caller_package", nullptr},
+          {"request", nullptr},
+          {"count", 1}};
+}
+
+/// Audits a one-process map (pid 7) of `entries`, edited by `edit` before it is written.
+map_audit_report audit_entries(const std::string &name, const json &entries,
+                               const std::function<void(json &)> &edit = {}) {
+  json m = tree_map(name, 7, entries);
+  if (edit)
+    edit(m);
+  const std::string path = scratch(name + ".json");
+  std::ofstream(path) << m.dump(1);
+  return audit(path);
+}
+
+const map_finding *of(const map_audit_report &r, finding_kind k, const std::string &function,
+                      const std::string &captured = "") {
+  for (const auto &f : r.findings)
+    if (f.kind == k && f.function == function && (captured.empty() || f.captured == captured))
+      return &f;
+  return nullptr;
+}
+
+std::string headers_name() {
+  return cuda_version_text(api_headers_version());
+}
+
+} // namespace
+
+TEST_CASE("whole API: a function outside cuparity's entries is judged; unknown is only a name the "
+          "headers do not declare, each listed with the headers' version",
+          "[capture][whole-api]") {
+  const json entries = json::array({request_entry("cuGraphCreate", "cuGraphCreate", 13000, 0),
+                                    direct_entry("cuFutureFunction", "/opt/app/libapp.so"),
+                                    request_entry("", std::nullopt, 0, 0, 1),
+                                    direct_entry("cuMemAlloc_v9", "/opt/app/libapp.so")});
+  const map_audit_report r = audit_entries("whole-unknown", entries);
+  REQUIRE(r.audited);
+  CHECK(r.headers_version == api_headers_version());
+  REQUIRE(of(r, finding_kind::same, "cuGraphCreate")); // not in entries.list: judged all the same
+  CHECK(r.unknown == std::vector<std::string>{"", "cuFutureFunction", "cuMemAlloc_v9"});
+  CHECK(r.counts.at(finding_kind::unknown) == 3);
+  REQUIRE(of(r, finding_kind::unknown, "cuFutureFunction"));
+  CHECK_THAT(of(r, finding_kind::unknown, "cuFutureFunction")->message,
+             Catch::Contains("cuFutureFunction: not declared by the " + headers_name() +
+                             " headers cuparity was built with; not checked"));
+  CHECK_THAT(of(r, finding_kind::unknown, "cuMemAlloc")->message,
+             Catch::Contains("cuMemAlloc_v9 is no symbol of cuMemAlloc the " + headers_name()));
+  CHECK_FALSE(r.failed);
+
+  // The console lists every one, and says which headers; --json has the list and the version.
+  json many = entries;
+  for (int i = 0; i < 12; ++i)
+    many.push_back(direct_entry("cuFuture" + std::to_string(i), "/opt/app/libapp.so"));
+  (void)audit_entries("whole-unknown-many", many);
+  const std::string out_json = scratch("whole-unknown.audit.json");
+  auto cli =
+      test::run_cuparity({"audit", "--map", scratch("whole-unknown-many.json"), "--json", out_json},
+                         {{"NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER}});
+  INFO(cli.out << cli.err);
+  CHECK(cli.exit_code == 0);
+  CHECK_THAT(cli.out, Catch::Contains("  judged against the driver API of the " + headers_name() +
+                                      " headers cuparity was built with (" +
+                                      std::to_string(api_headers_version()) + ")\n"));
+  CHECK_THAT(cli.out, Catch::Contains("  unknown: 15 names the " + headers_name() +
+                                      " headers do not declare, not checked: \"\", cuFuture0, "));
+  CHECK_THAT(cli.out, Catch::Contains(", cuFuture9, cuFutureFunction, cuMemAlloc_v9\n"));
+  const json j = json::parse(std::ifstream(out_json));
+  CHECK(j["headers_version"] == api_headers_version());
+  CHECK(j["unknown"].size() == 15);
+  CHECK(j["counts"]["unknown"] == 15);
+}
+
+TEST_CASE("whole API: the stream-0 mode of any function with a per-thread twin is judged",
+          "[capture][whole-api]") {
+  // cuda.bindings governs its callers: under "1" per-thread is due, under "0" (or unset) legacy.
+  const auto bindings = [](json e) {
+    e["caller"] = "/site-packages/cuda/bindings/cydriver.so";
+    e["caller_package"] = "cuda-bindings";
+    return e;
+  };
+  const json entries =
+      json::array({bindings(request_entry("cuGraphLaunch", "cuGraphLaunch_ptsz", 12000, 2)),
+                   bindings(request_entry("cuGraphUpload", "cuGraphUpload", 12000, 1)),
+                   bindings(request_entry("cuGraphCreate", "cuGraphCreate", 12000, 1))});
+  const auto under = [&entries](const char *value) {
+    return audit_entries(std::string("whole-mode-") + value, entries, [value](json &m) {
+      m["processes"][0]["environment"]["CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM"] = value;
+    });
+  };
+  const map_audit_report off = under("0"), on = under("1");
+  // Under "0": the per-thread cuGraphLaunch_ptsz is wrong (no entry of cuparity's table has it).
+  REQUIRE(of(off, finding_kind::per_thread_wrong, "cuGraphLaunch"));
+  CHECK_THAT(of(off, finding_kind::per_thread_wrong, "cuGraphLaunch")->message,
+             Catch::Contains("bound the per-thread cuGraphLaunch_ptsz where cuda.bindings "
+                             "(cuda-bindings): CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM=\"0\" "
+                             "selects legacy"));
+  CHECK(of(off, finding_kind::same, "cuGraphUpload"));
+  CHECK(off.failed);
+  // Under "1": the bare cuGraphUpload is wrong, its twin cuGraphUpload_ptsz exists; cuGraphCreate
+  // has no twin, so bare is all it can be.
+  CHECK(of(on, finding_kind::per_thread_wrong, "cuGraphUpload"));
+  CHECK_FALSE(of(on, finding_kind::per_thread_wrong, "cuGraphLaunch"));
+  CHECK(of(on, finding_kind::same, "cuGraphCreate"));
+  CHECK(of(on, finding_kind::same, "cuGraphCreate")->because == "");
+  CHECK_THAT(of(on, finding_kind::per_thread_wrong, "cuGraphUpload")->because,
+             Catch::Contains("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM=\"1\""));
+}
+
+TEST_CASE("whole API: a request is judged against the newest ABI at the version asked, and one "
+          "answered with no pointer says why",
+          "[capture][whole-api]") {
+  const json entries = json::array({
+      // Handed out an older ABI than the newest at 12050 (cuCtxCreate_v4).
+      request_entry("cuCtxCreate", "cuCtxCreate_v2", 12050, 0),
+      // The per-thread variant of the older ABI where cuMemPrefetchAsync_v2_ptsz is due.
+      request_entry("cuMemPrefetchAsync", "cuMemPrefetchAsync_ptsz", 12020, 2),
+      request_entry("cuMemPrefetchAsync", "cuMemPrefetchAsync_v2", 12020, 1),
+      // No pointer: below the first ABI (11020); a function newer than this driver (12000); and
+      // one the table cannot explain.
+      request_entry("cuMemAllocAsync", std::nullopt, 11000, 1, 2),
+      request_entry("cuMemcpyBatchAsync", std::nullopt, 12080, 0, 2),
+      request_entry("cuMemAlloc", std::nullopt, 3020, 0, 1),
+      // The ABI due at 12050 is newer than this driver; and any request above its own version.
+      request_entry("cuCtxCreate", std::nullopt, 12050, 0, 2),
+      request_entry("cuMemFree", std::nullopt, 12010, 0),
+      // With the per-thread flag below the variant's version: per_thread_too_old still.
+      request_entry("cuMemcpyHtoD", std::nullopt, 3020, 2, 2),
+      // A name the headers do not declare: the driver's status is the only evidence.
+      request_entry("cuFutureLaunch", std::nullopt, 9000, 2, 2),
+  });
+  const auto driver_12000 = [](json &m) { m["driver"]["version"] = 12000; };
+  const map_audit_report r = audit_entries("whole-requests", entries, driver_12000);
+  const map_finding *behind = of(r, finding_kind::abi_behind, "cuCtxCreate");
+  REQUIRE(behind);
+  CHECK_THAT(behind->message, Catch::Contains("cuCtxCreate: asked at 12050 (flags 0), the driver "
+                                              "handed out cuCtxCreate_v2; the newest ABI at that "
+                                              "version is cuCtxCreate_v4 (the driver, 12000, "
+                                              "predates it)"));
+  CHECK(behind->expected == "cuCtxCreate_v4");
+  REQUIRE(of(r, finding_kind::abi_behind, "cuMemPrefetchAsync", "cuMemPrefetchAsync_ptsz"));
+  CHECK(of(r, finding_kind::abi_behind, "cuMemPrefetchAsync")->expected ==
+        "cuMemPrefetchAsync_v2_ptsz");
+  CHECK(of(r, finding_kind::same, "cuMemPrefetchAsync", "cuMemPrefetchAsync_v2"));
+  const auto null_message = [&r](const std::string &function) {
+    const map_finding *f = of(r, finding_kind::null_entry, function);
+    return f ? f->message : std::string("no null_entry for ") + function;
+  };
+  CHECK_THAT(null_message("cuMemAllocAsync"),
+             Catch::Contains("cuMemAllocAsync: asked at 11000 (flags 1), the driver gave no "
+                             "pointer: asked at 11000, below its first ABI (11020)"));
+  CHECK_THAT(null_message("cuMemcpyBatchAsync"),
+             Catch::Contains("the function (first ABI 12080) is newer than the driver (12000)"));
+  CHECK_THAT(null_message("cuMemAlloc"),
+             Catch::Contains("the driver lacks it for no reason the table gives (its first ABI "
+                             "is 2000)"));
+  CHECK_THAT(null_message("cuCtxCreate"),
+             Catch::EndsWith("the ABI due at 12050 (cuCtxCreate_v4, 12050) is newer than the "
+                             "driver (12000)"));
+  CHECK_THAT(null_message("cuMemFree"),
+             Catch::EndsWith("asked above the driver's own version (12000)"));
+  CHECK(of(r, finding_kind::per_thread_too_old, "cuMemcpyHtoD"));
+  CHECK(of(r, finding_kind::per_thread_too_old, "cuFutureLaunch"));
+  CHECK(r.counts.at(finding_kind::null_entry) == 5);
+  CHECK(r.failed); // the two too-old requests; abi_behind and null_entry are reported
+}
+
+TEST_CASE("whole API: an older ABI is old_semantics where its parameter types differ from the "
+          "newest the driver has, abi_difference where they do not",
+          "[capture][whole-api]") {
+  const json entries = json::array({
+      direct_entry("cuMemAlloc", "/opt/app/libold.so"),
+      direct_entry("cuCtxPushCurrent", "/opt/app/libold.so"),
+      // Asked at 3000: cuMemGetInfo (2000) is what is due there, but it holds 32-bit sizes.
+      request_entry("cuMemGetInfo", "cuMemGetInfo", 3000, 1),
+      // The newest ABI a 12000 driver has (cuCtxCreate_v4 is 12050): no finding.
+      direct_entry("cuCtxCreate_v3", "/opt/app/libold.so"),
+  });
+  const map_audit_report r =
+      audit_entries("whole-old", entries, [](json &m) { m["driver"]["version"] = 12000; });
+  const map_finding *alloc = of(r, finding_kind::old_semantics, "cuMemAlloc");
+  REQUIRE(alloc);
+  CHECK(alloc->message ==
+        "pid 7, dlsym: cuMemAlloc: bound cuMemAlloc (ABI 2000), older than cuMemAlloc_v2 (ABI "
+        "3020): `CUdeviceptr_v1 *` where the newest has `CUdeviceptr_v2 *` (32-bit device "
+        "pointers), `unsigned int` where it has `size_t` (32-bit sizes)");
+  REQUIRE(of(r, finding_kind::old_semantics, "cuMemGetInfo"));
+  CHECK_THAT(of(r, finding_kind::old_semantics, "cuMemGetInfo")->message,
+             Catch::EndsWith("`unsigned int *` where the newest has `size_t *` (32-bit sizes)"));
+  REQUIRE(of(r, finding_kind::abi_difference, "cuCtxPushCurrent"));
+  CHECK_THAT(of(r, finding_kind::abi_difference, "cuCtxPushCurrent")->message,
+             Catch::EndsWith("older than cuCtxPushCurrent_v2 (ABI 4000), of the same parameter "
+                             "types"));
+  CHECK(of(r, finding_kind::same, "cuCtxCreate"));
+  CHECK_FALSE(r.failed);
+  CHECK(parameter_difference("CUcontext *, unsigned int, CUdevice_v1",
+                             "CUcontext *, CUctxCreateParams *, unsigned int, CUdevice") ==
+        "3 parameters where the newest has 4");
+  CHECK(parameter_difference("void (*)(int, int), size_t", "void (*)(int, int), size_t") == "");
+}
+
+TEST_CASE("whole API: a dlsym binder's mode is inferred from what it bound, per caller and "
+          "process image; both modes in one binder is mixed_modes",
+          "[capture][whole-api]") {
+  const json entries = json::array({
+      // libA: bare symbols with a per-thread twin, and cuInit (no twin: no evidence): legacy.
+      direct_entry("cuMemcpyHtoD_v2", "/opt/app/libA.so"),
+      direct_entry("cuStreamSynchronize", "/opt/app/libA.so"),
+      direct_entry("cuInit", "/opt/app/libA.so"),
+      // libB: per-thread variants, and cuInit: per-thread.
+      direct_entry("cuMemcpyHtoD_v2_ptds", "/opt/app/libB.so"),
+      direct_entry("cuInit", "/opt/app/libB.so"),
+      // libC: both.
+      direct_entry("cuMemcpyDtoH_v2", "/opt/app/libC.so"),
+      direct_entry("cuStreamSynchronize_ptsz", "/opt/app/libC.so"),
+      // libD: nothing with a per-thread variant: no mode needed, judged all the same.
+      direct_entry("cuCtxGetCurrent", "/opt/app/libD.so"),
+      // libA again after an exec: another image, its own mode.
+      direct_entry("cuEventRecord_ptsz", "/opt/app/libA.so", 1),
+  });
+  const map_audit_report r = audit_entries("whole-binders", entries, [](json &m) {
+    json image = m["processes"][0];
+    image["image"] = 1;
+    m["processes"].push_back(image);
+  });
+  CHECK(r.failed);
+  REQUIRE(r.counts.count(finding_kind::mixed_modes));
+  CHECK(r.counts.at(finding_kind::mixed_modes) == 1);
+  const map_finding *mixed = of(r, finding_kind::mixed_modes, "");
+  REQUIRE(mixed);
+  CHECK(mixed->message == "pid 7 (whole-binders): libC.so bound both stream-0 modes by PLT or "
+                          "dlsym: legacy cuMemcpyDtoH; per-thread cuStreamSynchronize");
+  CHECK(mixed->raw_name == "/opt/app/libC.so");
+  // Each of libC's is unchecked, saying why; nothing else is.
+  CHECK(r.counts.at(finding_kind::unchecked) == 2);
+  const map_finding *u = of(r, finding_kind::unchecked, "cuMemcpyDtoH");
+  REQUIRE(u);
+  CHECK_THAT(u->message, Catch::Contains("libC.so bound both stream-0 modes (mixed_modes names "
+                                         "them): its stream-0 mode is not checked"));
+  CHECK(u->because == "libC.so bound both stream-0 modes (mixed_modes names them)");
+  for (const auto *f : {of(r, finding_kind::same, "cuMemcpyHtoD", "cuMemcpyHtoD_v2"),
+                        of(r, finding_kind::same, "cuStreamSynchronize", "cuStreamSynchronize")}) {
+    REQUIRE(f);
+    CHECK(f->because == "inferred from what libA.so bound (2 functions with a per-thread "
+                        "variant, all legacy)");
+  }
+  REQUIRE(of(r, finding_kind::same, "cuMemcpyHtoD", "cuMemcpyHtoD_v2_ptds"));
+  CHECK(of(r, finding_kind::same, "cuMemcpyHtoD", "cuMemcpyHtoD_v2_ptds")->because ==
+        "inferred from what libB.so bound (1 function with a per-thread variant, all "
+        "per-thread)");
+  CHECK(of(r, finding_kind::same, "cuCtxGetCurrent"));
+  CHECK(of(r, finding_kind::same, "cuEventRecord", "cuEventRecord_ptsz"));
+  CHECK(r.inferred == std::vector<std::string>{
+                          "pid 7, /opt/app/libA.so: legacy, inferred from what it bound (2 "
+                          "functions with a per-thread variant)",
+                          "pid 7, /opt/app/libB.so: per-thread, inferred from what it bound (1 "
+                          "function with a per-thread variant)",
+                          "pid 7 (exec 1), /opt/app/libA.so: per-thread, inferred from what it "
+                          "bound (1 function with a per-thread variant)"});
+  // The JSON names each unchecked binding with its reason; the console groups them by it.
+  const std::string out_json = scratch("whole-binders.audit.json");
+  auto cli =
+      test::run_cuparity({"audit", "--map", scratch("whole-binders.json"), "--json", out_json},
+                         {{"NUMBA_CUDA_DRIVER", CUPARITY_SIMDRIVER}});
+  CHECK(cli.exit_code == 1);
+  CHECK_THAT(cli.out, Catch::Contains("  mixed_modes pid 7 (whole-binders): libC.so bound both"));
+  CHECK_THAT(cli.out, Catch::Contains("  unchecked: 2 (libC.so bound both stream-0 modes "
+                                      "(mixed_modes names them)): pid 7 cuMemcpyDtoH_v2, pid 7 "
+                                      "cuStreamSynchronize_ptsz\n"));
+  CHECK_THAT(cli.out, Catch::Contains("  inferred: pid 7, /opt/app/libA.so: legacy, inferred"));
+  const json j = json::parse(std::ifstream(out_json));
+  REQUIRE(j["unchecked"].size() == 2);
+  CHECK(j["unchecked"][0]["reason"] ==
+        "libC.so bound both stream-0 modes (mixed_modes names them)");
+  CHECK(j["inferred"].size() == 3);
 }
