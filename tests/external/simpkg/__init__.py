@@ -17,6 +17,18 @@ legacy default stream.
 The driver is the file NUMBA_CUDA_DRIVER names (cuparity's cells set it to the driver under test,
 e.g. the simulated one), else the system's libcuda.so.1.
 
+SIMPKG_DEFECT (unset: none) adds one binding defect of the kinds `cuparity audit` names (issue 48;
+tests/external/test_whole_api_audit.py captures each), one per run:
+- ptds_under_legacy: on the dlsym path, cuStreamSynchronize is bound as its per-thread variant
+  `cuStreamSynchronize_ptsz` while every other function is bound legacy: one binder in both
+  stream-0 modes (the audit's mixed_modes). It needs SIMPKG_BINDING=dlsym: on the proc path each
+  request carries its own flags, which is no defect;
+- old_abi: cuMemAlloc is bound by dlsym of the bare symbol `cuMemAlloc`, the CUDA 2.0 ABI whose size
+  and device pointer are 32 bits, while the package still passes 64-bit ones (old_semantics);
+- null_answer: the package also asks cuGetProcAddress_v2 for cuMemAllocAsync at 11000, below its
+  first ABI (11020), and takes the missing pointer as "stream-ordered allocation unavailable"
+  (null_entry).
+
 The deliberate bug (the divergence the suite tests look for): the proc path's version table asks
 for cuMemGetInfo at 3000 where the size_t ABI is 3020, so the driver answers with the CUDA 2.0
 `cuMemGetInfo` (32-bit sizes) while the package still passes size_t pointers. On a device with
@@ -42,6 +54,13 @@ if BINDING == "broken":
     raise ImportError("simpkg: SIMPKG_BINDING=broken: this build of simpkg cannot be imported")
 if BINDING not in ("dlsym", "proc"):
     raise ImportError(f"simpkg: SIMPKG_BINDING={BINDING!r}: expected dlsym, proc or broken")
+DEFECT = os.environ.get("SIMPKG_DEFECT", "")
+if DEFECT not in ("", "ptds_under_legacy", "old_abi", "null_answer"):
+    raise ImportError(f"simpkg: SIMPKG_DEFECT={DEFECT!r}: expected ptds_under_legacy, old_abi or "
+                      "null_answer")
+if DEFECT == "ptds_under_legacy" and BINDING != "dlsym":
+    raise ImportError("simpkg: SIMPKG_DEFECT=ptds_under_legacy binds by dlsym: it needs "
+                      "SIMPKG_BINDING=dlsym")
 
 CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1
 CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2
@@ -102,10 +121,19 @@ def _open_driver() -> ctypes.CDLL:
         raise ImportError(f"simpkg: cannot load the CUDA driver {path!r}: {e}") from e
 
 
+def _symbol_for(base: str, symbol: str, per_thread_symbol: str | None) -> str:
+    """The symbol the dlsym path binds for `base`, with SIMPKG_DEFECT's change where it has one."""
+    if DEFECT == "ptds_under_legacy" and base == "cuStreamSynchronize":
+        return per_thread_symbol
+    if DEFECT == "old_abi" and base == "cuMemAlloc":
+        return "cuMemAlloc"  # the CUDA 2.0 ABI: 32-bit size and device pointer
+    return per_thread_symbol if PER_THREAD and per_thread_symbol else symbol
+
+
 def _bind_dlsym(lib: ctypes.CDLL) -> dict:
     functions = {}
     for base, (symbol, per_thread_symbol, _version, argtypes) in ENTRIES.items():
-        name = per_thread_symbol if PER_THREAD and per_thread_symbol else symbol
+        name = _symbol_for(base, symbol, per_thread_symbol)
         try:
             fn = getattr(lib, name)
         except AttributeError as e:
@@ -136,11 +164,37 @@ def _bind_proc(lib: ctypes.CDLL) -> dict:
             raise ImportError(f"simpkg: cuGetProcAddress_v2({base}, {version}, flags {flags}) "
                               f"returned {result}, symbol status {status.value}, no pointer")
         functions[base] = ctypes.CFUNCTYPE(ctypes.c_int, *argtypes)(pointer.value)
+    if DEFECT == "old_abi":
+        # The bare symbol whatever the path: the old ABI, called with the new ABI's arguments.
+        functions["cuMemAlloc"] = _bind_dlsym_one(lib, "cuMemAlloc", ENTRIES["cuMemAlloc"][3])
     return functions
+
+
+def _bind_dlsym_one(lib: ctypes.CDLL, name: str, argtypes: tuple):
+    try:
+        fn = getattr(lib, name)
+    except AttributeError as e:
+        raise ImportError(f"simpkg: the driver {driver_path()!r} does not export {name}") from e
+    fn.restype, fn.argtypes = ctypes.c_int, argtypes
+    return fn
+
+
+def _ask_stream_ordered_alloc(lib: ctypes.CDLL):
+    """SIMPKG_DEFECT=null_answer: cuMemAllocAsync asked at 11000, below its first ABI (11020): the
+    driver gives no pointer, and the package goes on without stream-ordered allocation."""
+    get_proc = lib.cuGetProcAddress_v2
+    get_proc.restype = ctypes.c_int
+    get_proc.argtypes = (ctypes.c_char_p, _ptr(ctypes.c_void_p), ctypes.c_int, ctypes.c_uint64,
+                         _ptr(ctypes.c_int))
+    pointer, status = ctypes.c_void_p(), ctypes.c_int(-1)
+    get_proc(b"cuMemAllocAsync", ctypes.byref(pointer), 11000, CU_GET_PROC_ADDRESS_LEGACY_STREAM,
+             ctypes.byref(status))
+    return pointer.value
 
 
 _lib = _open_driver()
 _functions = _bind_dlsym(_lib) if BINDING == "dlsym" else _bind_proc(_lib)
+STREAM_ORDERED_ALLOC = _ask_stream_ordered_alloc(_lib) if DEFECT == "null_answer" else None
 _context_lock = threading.Lock()
 _context = None
 
