@@ -4,12 +4,14 @@
 #include "harness/matrix/matrix.hpp"
 #include "harness/probes/probe_registry.hpp"
 #include "harness/protocol/exit_codes.hpp"
+#include "harness/run/package_env.hpp"
 
 #include <iostream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 namespace cuparity::cli {
 namespace {
@@ -27,6 +29,54 @@ bool known_glob(const std::string &g) {
   return false;
 }
 
+/// Each distinct packages value as the cache has it now: listing installs nothing.
+std::vector<package_environment> located_packages(const matrix &m) {
+  std::vector<package_environment> out;
+  if (!m.packages)
+    return out;
+  std::set<std::string> seen;
+  for (const auto &c : m.cells)
+    if (const auto it = c.env.find(m.packages->axis); it != c.env.end() && it->second)
+      if (seen.insert(*it->second).second)
+        out.push_back(locate_package_environment(*m.packages, *it->second));
+  return out;
+}
+
+nlohmann::json packages_json(const matrix &m, const std::vector<package_environment> &envs) {
+  if (!m.packages)
+    return nullptr;
+  nlohmann::json environments = nlohmann::json::array();
+  for (const auto &e : envs)
+    environments.push_back(package_environment_json(e));
+  return {{"axis", m.packages->axis},
+          {"cache", package_cache_dir(*m.packages)},
+          {"environments", environments}};
+}
+
+/// "packages ...: name version, ..." per value, or why it is not (yet) there.
+void print_packages(const matrix &m, const std::vector<package_environment> &envs) {
+  if (!m.packages)
+    return;
+  std::cout << "packages (axis " << m.packages->axis << ", cache " << package_cache_dir(*m.packages)
+            << "):\n";
+  for (const auto &e : envs) {
+    std::cout << "  '" << e.value << "': ";
+    if (!e.error.empty()) {
+      std::cout << e.error << "\n";
+      continue;
+    }
+    if (!e.cached) {
+      std::cout << "not installed yet (the run installs it with " << e.installer << " into "
+                << e.folder << ")\n";
+      continue;
+    }
+    std::string dists;
+    for (const auto &[name, version] : e.distributions)
+      dists += (dists.empty() ? "" : ", ") + name + " " + version;
+    std::cout << (dists.empty() ? "(no distribution)" : dists) << " [" << e.folder << "]\n";
+  }
+}
+
 /// The cells of a matrix with their environment and expectations, then its cases.
 int list_matrix(const list_options &opt) {
   const auto known_probe = [](const std::string &g) {
@@ -42,6 +92,7 @@ int list_matrix(const list_options &opt) {
   nlohmann::json suites = nlohmann::json::array();
   for (const auto &x : m->suites)
     suites.push_back({{"name", x.name}, {"command", x.command}, {"timeout_s", x.timeout_s}});
+  const std::vector<package_environment> packages = located_packages(*m);
   if (opt.json) {
     nlohmann::json cells = nlohmann::json::array();
     for (const auto &c : m->cells) {
@@ -59,7 +110,8 @@ int list_matrix(const list_options &opt) {
     std::cout << nlohmann::json{{"matrix", m->name},
                                 {"cells", cells},
                                 {"cases", cases},
-                                {"suites", suites}}
+                                {"suites", suites},
+                                {"packages", packages_json(*m, packages)}}
                      .dump(2)
               << "\n";
     return exit_code::ok;
@@ -87,6 +139,7 @@ int list_matrix(const list_options &opt) {
       std::cout << "  [" << x->where.text() << "]\n";
     }
   }
+  print_packages(*m, packages);
   for (const auto &x : m->suites) {
     std::cout << "suite " << x.name << " in every cell (its tests are known once it runs):\n   ";
     for (const auto &arg : x.command)

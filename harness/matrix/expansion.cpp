@@ -2,6 +2,7 @@
 #include "harness/matrix/expansion.hpp"
 
 #include "harness/matrix/limits.hpp"
+#include "harness/matrix/package_keys.hpp"
 #include "harness/matrix/text.hpp"
 
 #include <algorithm>
@@ -37,7 +38,7 @@ axis read_axis(const toml_reader &r, const toml::key &k, const toml::array &valu
   axis out{std::string(k.str()), {}};
   std::set<env_value> seen;
   for (const auto &e : values) {
-    auto val = variable_value(r, e, out.var);
+    auto val = out.var == package_axis ? package_value(r, e) : variable_value(r, e, out.var);
     if (!seen.insert(val).second)
       r.error(e, "axis " + out.var + " lists a value twice");
     out.values.push_back(std::move(val));
@@ -50,7 +51,8 @@ std::vector<axis_array> axis_arrays(const toml_reader &r, const toml::table &t) 
   std::vector<axis_array> out;
   for (const auto &[k, v] : toml_reader::in_file_order(t)) {
     const std::string var(k->str());
-    check_variable_name(r, *k, var);
+    if (var != package_axis) // requirement lists, which the runner installs (package_keys.hpp)
+      check_variable_name(r, *k, var);
     const toml::array *values = v->as_array();
     if (!values)
       r.error(*v, "axis " + var + " must be an array of values, not " + toml_reader::type_name(*v));
@@ -289,6 +291,7 @@ void expand_cells(const read_context &ctx, const document_sections &s, matrix &m
                        ":1:1: the matrix has no cells (no axes, or every cell excluded, "
                        "and no [[include]])");
   make_cells(ctx.reader, cells, m);
+  read_packages(ctx, s, m);
   check_reference(m);
 }
 

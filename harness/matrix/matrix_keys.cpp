@@ -274,6 +274,21 @@ void set_suite_environment(external_suite &x, const key_value &v) {
   }
 }
 
+/// A program writes no JUnit file: {junit} would name a file nobody reads.
+void set_program_command(external_suite &x, const key_value &v) {
+  set_suite_command(x, v);
+  for (const auto &arg : x.command)
+    if (arg.find("{junit}") != std::string::npos)
+      v.fail("{junit} is a suite's JUnit file; a program has none (its exit status is the result)");
+}
+
+/// An exit status as a shell reports it: 0 to 255.
+void set_skip_exit_code(external_suite &x, const key_value &v) {
+  x.skip_exit_code = v.get<int>();
+  if (*x.skip_exit_code == x.exit_code)
+    v.fail("is the exit status that is a pass (program.exit_code)");
+}
+
 void set_suite_flakes(external_suite &x, const key_value &v) {
   x.flakes_path = file_path(v);
   if (x.name.empty())
@@ -303,6 +318,8 @@ const key_table<document_sections> &document_keys() {
            "the latency phase: probes, rounds and regression thresholds"},
           {"suite", tables(), assign<&d::suite>,
            "another project's pytest suite, run in every cell instead of the built-in cases"},
+          {"program", tables(), assign<&d::program>,
+           "a plain command (no JUnit) run in every cell: its exit status and captured map"},
       }};
   return keys;
 }
@@ -454,14 +471,40 @@ const key_table<external_suite> &suite_keys() {
   return keys;
 }
 
+const key_table<external_suite> &program_keys() {
+  using x = external_suite;
+  static const key_table<x> keys{
+      "[[program]]",
+      "program",
+      {
+          {"name", text().needed(), set_suite_name,
+           "the program's name: its one case id, and its folder in the results"},
+          {"command", texts().needed(), set_program_command,
+           "the program and its arguments (no shell); {out}: the process's folder"},
+          {"environment", table(), set_suite_environment,
+           "VARIABLE = value: set for the program besides the cell's variables"},
+          {"timeout_s", number_in(1, limits::duration_max_s), assign<&x::timeout_s>,
+           "seconds the program may run (default: 1800); then it is killed, a timeout"},
+          {"retries", integer_in(0, 10), assign<&x::retries>,
+           "runs after the first of a program that did not pass, each in a fresh process; an "
+           "outcome that changes is flaky (default: 0)"},
+          {"exit_code", integer_in(0, 255), assign<&x::exit_code>,
+           "the exit status that is a pass (default: 0)"},
+          {"skip_exit_code", integer_in(0, 255), set_skip_exit_code,
+           "the exit status that means it cannot run here (a package missing): not_supported, "
+           "with its last line as the reason (default: none)"},
+      }};
+  return keys;
+}
+
 } // namespace matrix_detail
 
 const std::vector<matrix_section_doc> &matrix_key_docs() {
   using namespace matrix_detail;
-  static const std::vector<matrix_section_doc> docs{doc_of(document_keys()), doc_of(matrix_keys()),
-                                                    doc_of(include_keys()),  doc_of(expect_keys()),
-                                                    doc_of(allow_keys()),    doc_of(latency_keys()),
-                                                    doc_of(suite_keys())};
+  static const std::vector<matrix_section_doc> docs{
+      doc_of(document_keys()), doc_of(matrix_keys()), doc_of(include_keys()),
+      doc_of(expect_keys()),   doc_of(allow_keys()),  doc_of(latency_keys()),
+      doc_of(suite_keys()),    doc_of(program_keys())};
   return docs;
 }
 

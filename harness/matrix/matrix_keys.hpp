@@ -14,6 +14,7 @@ struct document_sections {
   const toml::table *axes = nullptr;
   std::vector<const toml::table *> include, exclude, expect, suite;
   const toml::table *latency = nullptr;
+  const toml::table *packages = nullptr; ///< [packages]
 };
 
 [[nodiscard]] const key_table<document_sections> &document_keys();

@@ -3,6 +3,7 @@
 
 #include "harness/config/env_vars.hpp"
 #include "harness/matrix/limits.hpp"
+#include "harness/matrix/package_keys.hpp"
 #include "harness/matrix/placeholders.hpp"
 #include "harness/matrix/text.hpp"
 
@@ -92,6 +93,10 @@ rule read_rule(const toml_reader &r, const toml::table &t, std::string_view what
     const std::string key(kp->str());
     if (std::find(lowercase_keys.begin(), lowercase_keys.end(), key) != lowercase_keys.end())
       continue;
+    if (key == package_axis) { // a requirement list (package_keys.hpp), not an UPPER_CASE variable
+      out.env[key] = package_value(r, *vp);
+      continue;
+    }
     if (!key.empty() && std::islower(static_cast<unsigned char>(key[0])))
       r.error(*kp, "unknown key " + in_quotes(key) + " in " + std::string(what) +
                        (lowercase_keys.empty()

@@ -62,10 +62,12 @@ void print_reported(std::ostream &out, const std::vector<reference_change> &chan
   constexpr std::size_t shown = 40;
   for (std::size_t i = 0; i < changes.size() && i < shown; ++i) {
     const auto &ch = changes[i];
-    out << "  " << terminal_text(ch.cell) << " "
+    // A cell paired across package values names A's cell too (run_comparison.hpp).
+    out << "  " << terminal_text(ch.cell)
+        << (ch.reference == ch.cell ? "" : " (A: " + terminal_text(ch.reference) + ")") << " "
         << (ch.case_id.empty() ? "" : terminal_text(ch.case_id) + " ") << terminal_text(ch.key)
         << ": " << terminal_text(ch.before.dump()) << " -> " << terminal_text(ch.after.dump())
-        << "\n";
+        << (ch.known.empty() ? "" : " (known: " + terminal_text(ch.known) + ")") << "\n";
   }
   if (changes.size() > shown)
     out << "  ... and " << changes.size() - shown << " more in the JSON (--json)\n";

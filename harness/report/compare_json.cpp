@@ -41,7 +41,12 @@ json outcomes_json(const run_comparison &c) {
 json bindings_json(const run_comparison &c) {
   json out = json::array();
   for (const auto &ch : c.bindings)
-    out.push_back({{"cell", ch.cell}, {"key", ch.key}, {"a", ch.before}, {"b", ch.after}});
+    out.push_back({{"cell", ch.cell},
+                   {"cell_a", ch.reference},
+                   {"key", ch.key},
+                   {"a", ch.before},
+                   {"b", ch.after},
+                   {"known", ch.known.empty() ? json(nullptr) : json(ch.known)}});
   return out;
 }
 

@@ -118,18 +118,66 @@ std::vector<reference_change> observation_changes(const std::vector<run_result> 
   return out;
 }
 
-/// Binding-map changes per cell both runs mapped; a run without results.jsonl gives a note.
-void compare_bindings(const recorded_run &a, const recorded_run &b, run_comparison &out) {
+/// provenance.packages.cells of a run: cell id -> {value, others, distributions}.
+nlohmann::json package_cells(const run_header &h) {
+  const nlohmann::json none = nlohmann::json::object();
+  if (!h.provenance.is_object() || !h.provenance.contains("packages"))
+    return none;
+  const nlohmann::json &p = h.provenance["packages"];
+  return p.is_object() && p.contains("cells") && p["cells"].is_object() ? p["cells"] : none;
+}
+
+/// B's cells that A lacks, each with the one cell of A (that B lacks) whose other variables are
+/// the same and whose packages value is another: comparing package versions runs each version in
+/// a run of its own, and their cell ids differ by that value alone.
+std::map<std::string, std::string> package_partners(const run_header &a, const run_header &b) {
+  const nlohmann::json ca = package_cells(a), cb = package_cells(b);
+  std::map<std::string, std::string> out;
+  for (const auto &[bid, bc] : cb.items()) {
+    if (ca.contains(bid) || !bc.is_object())
+      continue;
+    std::vector<std::string> found;
+    for (const auto &[aid, ac] : ca.items())
+      if (!cb.contains(aid) && ac.is_object() && ac.value("others", "") == bc.value("others", "") &&
+          ac.value("value", nlohmann::json()) != bc.value("value", nlohmann::json()))
+        found.push_back(aid);
+    if (found.size() == 1)
+      out[bid] = found.front();
+  }
+  return out;
+}
+
+/// B with its paired cells' results under A's cell ids, so that outcomes pair up; each pairing
+/// is a note.
+recorded_run paired_with(const recorded_run &b, const std::map<std::string, std::string> &partners,
+                         std::vector<std::string> &notes) {
+  recorded_run out = b;
+  for (auto &r : out.results)
+    if (const auto it = partners.find(r.cell); it != partners.end())
+      r.cell = it->second;
+  for (const auto &[bid, aid] : partners)
+    notes.push_back("cell '" + bid + "' of B compared with cell '" + aid +
+                    "' of A: they differ by their packages value alone");
+  return out;
+}
+
+/// Binding-map changes per cell both runs mapped (a paired cell against its partner); a run
+/// without results.jsonl gives a note.
+void compare_bindings(const recorded_run &a, const recorded_run &b,
+                      const std::map<std::string, std::string> &partners, run_comparison &out) {
   for (const auto *r : {&a, &b})
     if (!r->binding_maps && !r->results_path.empty()) // a summary read from a file without one
       out.notes.push_back("binding maps not compared: no " + r->results_path);
   if (!a.binding_maps || !b.binding_maps)
     return;
   out.bindings_compared = true;
-  for (const auto &[cell, map_b] : *b.binding_maps)
-    if (const auto it = a.binding_maps->find(cell); it != a.binding_maps->end())
-      for (auto &c : binding_changes(cell, cell, it->second, map_b))
+  for (const auto &[cell, map_b] : *b.binding_maps) {
+    const auto partner = partners.find(cell);
+    const std::string in_a = partner == partners.end() ? cell : partner->second;
+    if (const auto it = a.binding_maps->find(in_a); it != a.binding_maps->end())
+      for (auto &c : binding_changes(cell, in_a, it->second, map_b))
         out.bindings.push_back(std::move(c));
+  }
 }
 
 /// Marks each outcome change a known change accepts with its reason.
@@ -153,11 +201,16 @@ run_comparison compare_runs(const recorded_run &a, const recorded_run &b,
   run_comparison out;
   out.a = a.header;
   out.b = b.header;
-  out.outcomes = compare_outcomes(a.results, b.results);
+  const auto partners = package_partners(a.header, b.header);
+  const recorded_run b_paired = paired_with(b, partners, out.notes);
+  out.outcomes = compare_outcomes(a.results, b_paired.results);
   apply_known_outcomes(out.outcomes, known);
   out.divergences = compare_divergences(a.divergences, b.divergences);
-  out.observations = observation_changes(a.results, b.results);
-  compare_bindings(a, b, out);
+  out.observations = observation_changes(a.results, b_paired.results);
+  compare_bindings(a, b, partners, out);
+  // A binding change a known change lists ("binding.<function>") carries its reason; binding
+  // changes are reported, never judged, so an entry matching none is not an error here.
+  (void)apply_known_changes(out.bindings, known);
   out.incomplete = incompleteness(a, b, out.outcomes);
   if (a.has_latency && b.has_latency)
     compare_probes(a, b, latency, out);

@@ -101,6 +101,7 @@ run_header read_header(const json &s, const std::string &source) {
   h.exit_code = code->get<int>();
   h.started = optional_string(s, "", "started");
   if (const auto *p = optional_member(s, "", "provenance", json_kind::object)) {
+    h.provenance = *p;
     h.git_revision = optional_string(*p, "provenance", "git_revision");
     if (const auto *sim = optional_member(*p, "provenance", "simulated", json_kind::boolean))
       h.simulated = sim->get<bool>();

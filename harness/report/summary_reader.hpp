@@ -34,6 +34,7 @@ struct run_header {
   int exit_code = 0;
   std::string git_revision, started;
   bool simulated = false;
+  nlohmann::json provenance; ///< as the run recorded it (null when absent)
 };
 
 /// The parts of a summary that run-vs-run comparison reads.

@@ -11,6 +11,7 @@
 #include "harness/run/driver_check.hpp"
 #include "harness/run/out_dir.hpp"
 #include "harness/run/outputs.hpp"
+#include "harness/run/package_env.hpp"
 #include "harness/run/placement.hpp"
 #include "harness/run/plan_identity.hpp"
 #include "harness/run/provenance.hpp"
@@ -247,22 +248,24 @@ std::string worker_gpus(const std::vector<std::string> &gpus, std::size_t j) {
 /// disk is full) the writer keeps the failure and the phase stops taking cells
 /// (run_functional_phase); run_cells then ends the run naming it.
 void run_guarded(const cell_runner &runner, const work_cell &w, const std::string &gpu) noexcept {
-  std::string why;
+  std::string why, kind = "runner";
   try {
     runner.run(w, gpu);
     return;
   } catch (const results_write_error &) {
     return; // the writer keeps it; no record can follow
-  } catch (const std::exception &e) {
+  } catch (const package_error &e) {
+    // Its packages value could not be installed: the same error in every cell of that value.
     why = e.what();
+    kind = "packages";
+  } catch (const std::exception &e) {
+    why = "the runner could not run this cell: " + std::string(e.what());
   } catch (...) {
-    why = "an unknown exception";
+    why = "the runner could not run this cell: an unknown exception";
   }
   try {
     runner.results.append(make_record(record_type::cell_error,
-                                      {{"cell", w.c->id},
-                                       {"kind", "runner"},
-                                       {"message", "the runner could not run this cell: " + why}}));
+                                      {{"cell", w.c->id}, {"kind", kind}, {"message", why}}));
   } catch (...) {
     // The writer keeps a write failure; anything else (no memory for the record) loses this
     // cell's error only, and the cell stays unrecorded for --resume.
@@ -380,6 +383,12 @@ int run_loaded(const run_options &opt, const matrix &m) {
   filter.done = recorded_cases(out.previous);
   std::vector<work_cell> work = plan_work(m, filter);
   order_by_cost(work);
+  if (m.packages) { // each value installed once, before any cell needs it
+    std::vector<const cell *> cells;
+    for (const auto &w : work)
+      cells.push_back(w.c);
+    facts.provenance["packages"] = prepare_package_environments(m, cells, std::cerr);
+  }
 
   results_writer results(in.results_path);
   record_start(results, m, facts, out, plan, planned_cases(work));

@@ -201,7 +201,7 @@ suite_process_result suite_cell_run::start(const std::string &tag,
                           m_dir + "/" + tag,
                           m_dir,
                           m_env,
-                          m_x.environment,
+                          suite_environment_of(m_r.m, m_cell, m_x.environment),
                           {},
                           only,
                           std::chrono::milliseconds(static_cast<long long>(m_x.timeout_s * 1000))};

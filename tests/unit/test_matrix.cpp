@@ -227,9 +227,12 @@ placement place(const std::string &section, const std::string &key) {
       {"[[expect.allow]]", {two_cells + "[[expect]]\n[[expect.allow]]\n", ""}},
       {"[latency]", {two_cells + "[latency]\n", ""}},
       {"[[suite]]", {two_cells + "[[suite]]\n", ""}},
+      {"[packages]", {"[axes]\npackages = [\"a==1\", false]\n[packages]\n", ""}},
   };
   if (section == "[matrix]" && key == "known_changes") // changes against a reference
     return {two_cells + "[matrix]\nreference = { A = \"0\" }\n", ""};
+  if (section == "the matrix file" && key == "packages") // [packages] needs the axis
+    return {"", "[axes]\npackages = [\"a==1\", \"a==2\"]\n"};
   if (section == "the matrix file") // its keys come before any [section]
     return {"", key == "axes" ? "[[include]]\nB = \"1\"\n" : two_cells};
   auto it = places.find(section);
@@ -245,7 +248,15 @@ const std::map<std::string, std::map<std::string, std::string>> samples{
       {"exclude", "[{ A = \"1\" }]"},
       {"expect", "[{ when = { A = \"0\" } }]"},
       {"latency", "{ rounds = 3 }"},
+      {"packages", "{ installer = \"pip\" }"},
       {"suite", "[{ name = \"nope\", command = [\"x\"] }]"}}},
+    {"[packages]",
+     {{"find_links", "[\"{matrix_dir}/wheels\"]"},
+      {"index_url", "\"https://example.invalid/simple\""},
+      {"installer", "\"uv\""},
+      {"python", "\"python3\""},
+      {"cache", "\"{matrix_dir}/cache\""},
+      {"no_deps", "false"}}},
     {"[matrix]",
      {{"name", "\"n\""},
       {"description", "\"d\""},
@@ -504,7 +515,7 @@ TEST_CASE("unknown keys list the table's keys", "[matrix][keys][errors]") {
                              "thresholds, min_times, processes)"));
   CHECK_THAT(error_of("unknown_top", "foo = 1\n" + two_cells),
              Catch::Contains(":1:1: unknown key 'foo' in the matrix file (known: matrix, axes, "
-                             "include, exclude, expect, latency, suite)"));
+                             "include, exclude, expect, latency, suite, packages)"));
   CHECK_THAT(error_of("allow_missing", two_cells + "[[expect]]\n[[expect.allow]]\ncases = \"a\"\n"),
              Catch::Contains(":4:1: [[expect.allow]] needs cases, outcomes and reason"));
 }
@@ -524,4 +535,77 @@ TEST_CASE("load_matrix_reporting prints 'cuparity <command>: <error>' and return
   REQUIRE(m.has_value());
   CHECK(m->cells.size() == 2);
   CHECK(quiet.str().empty());
+}
+
+TEST_CASE("the packages axis: requirement lists as values, [packages] as their installer",
+          "[matrix][packages]") {
+  const std::string axis = "[axes]\npackages = [\"a == 1\", [\"a==2\", \"b>=3,<4\"], false]\n"
+                           "B = [\"0\", \"1\"]\n";
+  SECTION("values lose their blanks; a list is joined by spaces; false installs nothing") {
+    const matrix m = load("pkg-values", axis + "[matrix]\nreference = { packages = \"a==1\" }\n");
+    REQUIRE(m.packages);
+    CHECK(m.packages->installer == "auto");
+    CHECK(m.packages->no_deps);
+    CHECK(m.packages->find_links.empty());
+    CHECK(ids(m) == std::vector<std::string>{
+                        "packages=a==1,B=0", "packages=a==1,B=1", "packages=a==2 b>=3,<4,B=0",
+                        "packages=a==2 b>=3,<4,B=1", "packages=-,B=0", "packages=-,B=1"});
+    CHECK(reference_pairs(m).size() == 4); // every cell but the two reference cells
+  }
+  SECTION("[packages] keys reach their fields; find_links and cache are relative to the matrix") {
+    const matrix m = load("pkg-keys", axis + "[packages]\nfind_links = [\"w\", \"/abs\"]\n"
+                                             "index_url = \"file:///idx\"\ninstaller = \"pip\"\n"
+                                             "python = \"python3.12\"\ncache = \"{matrix_dir}/c\"\n"
+                                             "no_deps = false\n");
+    REQUIRE(m.packages);
+    const auto dir = std::filesystem::absolute(m.path).parent_path();
+    CHECK(m.packages->find_links == std::vector<std::string>{(dir / "w").string(), "/abs"});
+    CHECK(m.packages->index_url == "file:///idx");
+    CHECK(m.packages->installer == "pip");
+    CHECK(m.packages->python == "python3.12");
+    CHECK(m.packages->cache == (dir / "c").string());
+    CHECK_FALSE(m.packages->no_deps);
+  }
+  SECTION("a matrix without the axis has no package settings") {
+    CHECK_FALSE(load("pkg-none", "[axes]\nB = [\"0\"]\n").packages);
+  }
+  SECTION("bad values and keys are errors at file:line:column") {
+    const auto at = [](const std::string &name, const std::string &where) {
+      return write_matrix(name, "") + ":" + where + ": ";
+    };
+    CHECK(error_of("pkg-e1", "[axes]\npackages = [1]\n") ==
+          at("pkg-e1", "2:13") + "packages: a value must be a requirement, an array of "
+                                 "requirements or false (nothing installed), not an integer");
+    CHECK(error_of("pkg-e2", "[axes]\npackages = [[]]\n") ==
+          at("pkg-e2", "2:13") +
+              "packages: an empty array installs nothing; write false for the site's own");
+    CHECK(error_of("pkg-e3", "[axes]\npackages = [\"a==1; python_version>'3'\"]\n")
+              .starts_with(at("pkg-e3", "2:13") + "packages: 'a==1; python_version>'3'' has an "
+                                                  "environment marker"));
+    CHECK(error_of("pkg-e4", "[axes]\npackages = [\"--pre\"]\n")
+              .starts_with(at("pkg-e4", "2:13") + "packages: '--pre' is an installer option"));
+    CHECK(error_of("pkg-e5", "[axes]\npackages = [\"a==1\", \"a == 1\"]\n") ==
+          at("pkg-e5", "2:21") + "axis packages lists a value twice");
+    CHECK(error_of("pkg-e6", "[axes]\nB = [\"0\"]\n[packages]\n") ==
+          at("pkg-e6", "3:1") + "[packages] installs the values of a `packages` axis, and no cell "
+                                "has one (packages = [\"name==version\", ...] in [axes])");
+    CHECK(
+        error_of("pkg-e7", "[axes]\npackages = [\"a\"]\n[packages]\nindex_url = \"pypi.org\"\n") ==
+        at("pkg-e7", "4:13") +
+            "packages.index_url: 'pypi.org' is no index URL (https://, http:// or file://)");
+    CHECK(error_of("pkg-e8", "[axes]\npackages = [\"a\"]\n[packages]\ninstaller = \"conda\"\n") ==
+          at("pkg-e8", "4:13") + "packages.installer must be \"auto\", \"uv\" or \"pip\"");
+    CHECK(error_of("pkg-e9", "[axes]\npackages = [\"a\"]\n[packages]\nwheels = \"w\"\n")
+              .starts_with(at("pkg-e9", "4:1") + "unknown key 'wheels' in [packages]"));
+    CHECK(error_of("pkg-e10", "[axes]\npackages = [\"a\"]\n[packages]\npython = \"py thon\"\n") ==
+          at("pkg-e10", "4:10") + "packages.python: 'py thon' is no interpreter (a name on PATH "
+                                  "or a path)");
+    CHECK(error_of("pkg-e11",
+                   "[axes]\npackages = [\"a\"]\n[packages]\nfind_links = \"{wheels}\"\n") ==
+          at("pkg-e11", "4:14") + "packages.find_links: unknown placeholder {wheels} (known: "
+                                  "{bin}, {matrix_dir})");
+    CHECK(error_of("pkg-e12", "[axes]\nB = [\"0\"]\n[[include]]\nB = \"1\"\npackages = 2\n") ==
+          at("pkg-e12", "5:12") + "packages: a value must be a requirement, an array of "
+                                  "requirements or false (nothing installed), not an integer");
+  }
 }
