@@ -77,6 +77,20 @@ void print_packages(const matrix &m, const std::vector<package_environment> &env
   }
 }
 
+/// Each [[suite]] and [[program]] with its command.
+void print_suites(const matrix &m) {
+  for (const auto &x : m.suites) {
+    if (x.program)
+      std::cout << "program " << x.name << " in every cell (one case, " << x.name
+                << ": its exit status and what it binds):\n   ";
+    else
+      std::cout << "suite " << x.name << " in every cell (its tests are known once it runs):\n   ";
+    for (const auto &arg : x.command)
+      std::cout << " " << arg;
+    std::cout << "\n";
+  }
+}
+
 /// The cells of a matrix with their environment and expectations, then its cases.
 int list_matrix(const list_options &opt) {
   const auto known_probe = [](const std::string &g) {
@@ -91,7 +105,10 @@ int list_matrix(const list_options &opt) {
                                     : std::vector<const case_def *>{};
   nlohmann::json suites = nlohmann::json::array();
   for (const auto &x : m->suites)
-    suites.push_back({{"name", x.name}, {"command", x.command}, {"timeout_s", x.timeout_s}});
+    suites.push_back({{"name", x.name},
+                      {"kind", x.program ? "program" : "suite"},
+                      {"command", x.command},
+                      {"timeout_s", x.timeout_s}});
   const std::vector<package_environment> packages = located_packages(*m);
   if (opt.json) {
     nlohmann::json cells = nlohmann::json::array();
@@ -140,12 +157,7 @@ int list_matrix(const list_options &opt) {
     }
   }
   print_packages(*m, packages);
-  for (const auto &x : m->suites) {
-    std::cout << "suite " << x.name << " in every cell (its tests are known once it runs):\n   ";
-    for (const auto &arg : x.command)
-      std::cout << " " << arg;
-    std::cout << "\n";
-  }
+  print_suites(*m);
   if (!m->suites.empty())
     return exit_code::ok;
   std::cout << selected.size() << " cases per cell, " << selected.size() * m->cells.size()

@@ -74,13 +74,17 @@ std::map<std::string, std::string> suite_environment(const suite_process_spec &s
   auto env = s.env;
   for (const auto &[k, v] : s.extra_env)
     env[k] = v;
+  // The marker by which what it leaves running is found (suite_leftovers); a program is no pytest
+  // run, and its own PYTHONPATH and PYTEST_ADDOPTS stay as they are.
+  env["CUPARITY_SUITE_PROGRESS"] = progress_path(s);
+  if (s.program)
+    return env;
   const std::string plugin = plugin_folder();
   const auto pp = env.find("PYTHONPATH");
   env["PYTHONPATH"] = pp == env.end() || pp->second.empty() ? plugin : plugin + ":" + pp->second;
   const auto addopts = env.find("PYTEST_ADDOPTS");
   env["PYTEST_ADDOPTS"] =
       (addopts == env.end() ? "" : addopts->second + " ") + "-p cuparity_pytest";
-  env["CUPARITY_SUITE_PROGRESS"] = progress_path(s);
   env["CUPARITY_SUITE_DIR"] = s.suite_dir;
   if (!s.deselect.empty()) {
     write_node_ids(s.dir + "/deselect.txt", s.deselect);
@@ -233,7 +237,8 @@ suite_process_result run_suite_process(const suite_process_spec &spec,
   const long oom_after = oom_kill_count();
   r.oom_kills = oom_before >= 0 && oom_after > oom_before ? oom_after - oom_before : 0;
   r.progress = read_suite_progress(progress_path(spec));
-  read_junit(r);
+  if (!spec.program)
+    read_junit(r);
   std::error_code ec;
   r.map_written = fs::is_regular_file(r.map_path, ec);
   return r;

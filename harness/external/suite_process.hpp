@@ -25,6 +25,8 @@ struct suite_process_spec {
   std::vector<std::string> deselect;            ///< pytest node ids not to run again
   std::optional<std::string> only;              ///< run this node id alone
   std::chrono::milliseconds timeout{0};
+  /// A [[program]]: no pytest plugin on its path and no JUnit file to read.
+  bool program = false;
 };
 
 /// How it ended and what it left.
@@ -56,10 +58,10 @@ struct suite_process_result {
 };
 
 /// Starts `cuparity capture --out <dir>/capture.json -- <command>` with cuparity's pytest plugin
-/// on PYTHONPATH and in PYTEST_ADDOPTS, waits for it to end (killing its process group at the
-/// timeout or when `stop` is set), kills and names what it left running (`left`, and a last line
-/// in its log) and reads its progress, JUnit file and log. Throws std::system_error when the
-/// folder or the process cannot be made.
+/// on PYTHONPATH and in PYTEST_ADDOPTS (not for a program), waits for it to end (killing its
+/// process group at the timeout or when `stop` is set), kills and names what it left running
+/// (`left`, and a last line in its log) and reads its progress, JUnit file (not a program's) and
+/// log. Throws std::system_error when the folder or the process cannot be made.
 [[nodiscard]] suite_process_result run_suite_process(const suite_process_spec &spec,
                                                      const std::atomic<bool> &stop);
 

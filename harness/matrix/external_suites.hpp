@@ -1,16 +1,18 @@
-// [[suite]] tables: other projects' test suites that a matrix runs instead of the built-in cases.
+// [[suite]] and [[program]] tables: other projects' suites and commands, run in every cell.
 #pragma once
 
 #include "harness/matrix/matrix_keys.hpp"
 
 namespace cuparity::matrix_detail {
 
-/// Reads every [[suite]] into m.suites. A matrix with suites selects no built-in case and has no
-/// latency phase, so [matrix] cases, exclude_cases and case_timeout_s and [latency] are refused
-/// beside them; names must differ. Throws matrix_error at the offending key.
+/// Reads every [[suite]], then every [[program]] (program = true), into m.suites. A matrix with
+/// either selects no built-in case and has no latency phase, so [matrix] cases, exclude_cases and
+/// case_timeout_s and [latency] are refused beside them; names must differ across both. Throws
+/// matrix_error at the offending key.
 void read_suites(const read_context &ctx, const document_sections &s, matrix &m);
 
-/// After the cells are expanded: a suite's environment may not set a variable of the cells.
+/// After the cells are expanded: a suite's or program's environment may not set a variable of the
+/// cells.
 void check_suite_environments(const toml_reader &r, const document_sections &s, const matrix &m);
 
 /// `known` widened to the case ids of m's suites: a glob starting "<suite>." (or the suite's

@@ -5,6 +5,7 @@
 #include "harness/matrix/flakes.hpp"
 #include "harness/matrix/known_changes.hpp"
 #include "harness/matrix/limits.hpp"
+#include "harness/matrix/package_keys.hpp"
 #include "harness/matrix/placeholders.hpp"
 #include "harness/matrix/text.hpp"
 
@@ -318,6 +319,8 @@ const key_table<document_sections> &document_keys() {
            "the latency phase: probes, rounds and regression thresholds"},
           {"suite", tables(), assign<&d::suite>,
            "another project's pytest suite, run in every cell instead of the built-in cases"},
+          {"packages", table(), assign<&d::packages>,
+           "how the values of the `packages` axis are installed: wheel folders, index, installer"},
           {"program", tables(), assign<&d::program>,
            "a plain command (no JUnit) run in every cell: its exit status and captured map"},
       }};
@@ -502,9 +505,9 @@ const key_table<external_suite> &program_keys() {
 const std::vector<matrix_section_doc> &matrix_key_docs() {
   using namespace matrix_detail;
   static const std::vector<matrix_section_doc> docs{
-      doc_of(document_keys()), doc_of(matrix_keys()), doc_of(include_keys()),
-      doc_of(expect_keys()),   doc_of(allow_keys()),  doc_of(latency_keys()),
-      doc_of(suite_keys()),    doc_of(program_keys())};
+      doc_of(document_keys()), doc_of(matrix_keys()),  doc_of(include_keys()),
+      doc_of(expect_keys()),   doc_of(allow_keys()),   doc_of(latency_keys()),
+      doc_of(suite_keys()),    doc_of(program_keys()), doc_of(package_keys())};
   return docs;
 }
 

@@ -12,7 +12,7 @@ namespace cuparity::matrix_detail {
 struct document_sections {
   const toml::table *settings = nullptr; ///< [matrix]
   const toml::table *axes = nullptr;
-  std::vector<const toml::table *> include, exclude, expect, suite;
+  std::vector<const toml::table *> include, exclude, expect, suite, program;
   const toml::table *latency = nullptr;
   const toml::table *packages = nullptr; ///< [packages]
 };
@@ -25,5 +25,6 @@ struct document_sections {
 [[nodiscard]] const key_table<allowance> &allow_keys();
 [[nodiscard]] const key_table<latency_settings> &latency_keys();
 [[nodiscard]] const key_table<external_suite> &suite_keys();
+[[nodiscard]] const key_table<external_suite> &program_keys();
 
 } // namespace cuparity::matrix_detail

@@ -75,6 +75,14 @@ void print_findings(std::ostream &out, const comparison &c) {
     for (const auto &line : binding_difference_lines(d))
       out << "    bound apart: " << terminal_text(line) << "\n";
   }
+  // Suites and programs: what each variable changed of what their packages bound.
+  if (c.variable_effects)
+    for (const auto &e : *c.variable_effects) {
+      const auto lines = variable_effect_lines(e, 20);
+      out << "VARIABLE " << terminal_text(lines.front()) << "\n";
+      for (std::size_t i = 1; i < lines.size(); ++i)
+        out << "    " << terminal_text(lines[i]) << "\n";
+    }
 }
 
 /// Changes against the reference: the first 40 in full, then how many more (summary.json has all).

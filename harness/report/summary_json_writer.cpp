@@ -99,6 +99,37 @@ json changes_section(const matrix &m, const comparison &c) {
           {"stale_known", stale}};
 }
 
+json env_json(const env_value &v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+/// Suites and programs: per matrix variable, the functions it changed the bindings of; null for a
+/// matrix of built-in cases (its cells' configurations tell that).
+json variables_section(const comparison &c) {
+  if (!c.variable_effects)
+    return nullptr;
+  json out = json::array();
+  for (const auto &e : *c.variable_effects) {
+    json bindings = json::array();
+    for (const auto &b : e.bindings)
+      bindings.push_back({{"suite", b.suite},
+                          {"function", b.function},
+                          {"cells", {b.cell_a, b.cell_b}},
+                          {"values", {env_json(b.value_a), env_json(b.value_b)}},
+                          {"before", b.a},
+                          {"after", b.b},
+                          {"same_symbols", b.same_symbols},
+                          {"pairs", b.pairs}});
+    out.push_back({{"variable", e.variable},
+                   {"pairs", e.pairs},
+                   {"first", e.pairs ? json{e.first_a, e.first_b} : json(nullptr)},
+                   {"outcome_pairs", e.outcome_pairs},
+                   {"inert", e.inert ? json(*e.inert) : json(nullptr)},
+                   {"bindings", bindings}});
+  }
+  return out;
+}
+
 json problems_section(const comparison &c) {
   json out = json::array();
   for (const auto &p : c.problems)
@@ -151,6 +182,7 @@ nlohmann::json make_summary(const matrix &m, const std::vector<nlohmann::json> &
           {"groups", groups_section(c)},
           {"divergences", divergences_section(c)},
           {"problems", problems_section(c)},
+          {"variables", variables_section(c)},
           {"changes", changes_section(m, c)},
           {"results", results_section(cells)},
           {"coverage", coverage_json(c.coverage)},

@@ -4,14 +4,14 @@
 #include "harness/capture/captured_map.hpp"
 #include "harness/external/suite_evidence.hpp"
 #include "harness/external/suite_process.hpp"
-#include "harness/platform/self_exe.hpp"
 #include "harness/protocol/case_ids.hpp"
 #include "harness/protocol/records.hpp"
+#include "harness/run/captured_cell.hpp"
 #include "harness/run/cell_environment.hpp"
+#include "harness/run/program_watch.hpp"
 #include "harness/run/run_layout.hpp"
 
 #include <filesystem>
-#include <fstream>
 
 namespace cuparity {
 namespace fs = std::filesystem;
@@ -97,7 +97,6 @@ private:
                                    const std::string &tag) const;
   void record_test(suite_test &t);
   void finish(double wall_ms);
-  [[nodiscard]] json audit_maps() const;
   void cell_error(const std::string &message);
   void append(record_type type, json fields) const;
 
@@ -316,32 +315,6 @@ void suite_cell_run::record_test(suite_test &t) {
   t.recorded = true;
 }
 
-/// Each main process's map audited by `cuparity audit` in the cell's environment (the driver it
-/// names is the one the audit asks), findings summed.
-json suite_cell_run::audit_maps() const {
-  json counts = json::object();
-  int failed = 0, audited = 0;
-  for (std::size_t i = 0; i < m_main_maps.size(); ++i) {
-    const std::string out = m_dir + "/audit-" + std::to_string(i + 1) + ".json";
-    process_spec spec{{self_executable(), "audit", "--map", m_main_maps[i], "--json", out},
-                      m_env,
-                      std::chrono::minutes(5)};
-    const process_result ended = run_process(spec);
-    std::ifstream in(out);
-    const json report = json::parse(in, nullptr, false);
-    if (!report.is_object())
-      continue;
-    ++audited;
-    failed += ended.exited && ended.exit_code == 1 ? 1 : 0;
-    const json found = report.value("counts", json::object()); // items() needs it alive
-    for (const auto &[kind, n] : found.items())
-      if (n.is_number_integer())
-        counts[kind] = counts.value(kind, 0L) + n.get<long>();
-  }
-  return {
-      {"maps", m_main_maps.size()}, {"audited", audited}, {"failed", failed}, {"counts", counts}};
-}
-
 /// The cell's record (once per cell, from its first suite) and the suite's end, both from the
 /// captured evidence: the semantic group of an external cell is what its processes bound.
 void suite_cell_run::finish(double wall_ms) {
@@ -354,17 +327,7 @@ void suite_cell_run::finish(double wall_ms) {
   }
   const json evidence = evidence_json(e);
   if (!m_cell_recorded) {
-    append(record_type::cell,
-           {{"pid", e.pid},
-            {"device", m_gpu},
-            {"config",
-             {{"binding", "captured"},
-              {"stream0", e.stream0.empty() ? "none" : e.stream0},
-              {"driver_path", e.driver_path},
-              {"include_path", ""},
-              {"evidence", "suite " + m_x.name + ": pid " + std::to_string(e.pid) + " bound " +
-                               std::to_string(e.functions) + " functions"}}},
-            {"driver", {{"path", e.driver_path}, {"version", evidence["driver_version"]}}}});
+    append_captured_cell_record(m_r, m_cell, m_gpu, e, "suite " + m_x.name);
     m_cell_recorded = true;
   }
   json maps = json::array();
@@ -376,7 +339,7 @@ void suite_cell_run::finish(double wall_ms) {
                                   {"maps", maps},
                                   {"bindings", bindings_json(e)},
                                   {"evidence", evidence},
-                                  {"audit", audit_maps()},
+                                  {"audit", audit_captured_maps(m_main_maps, m_dir, m_env)},
                                   {"wall_ms", wall_ms}});
 }
 
@@ -386,21 +349,27 @@ void suite_cell_run::cell_error(const std::string &message) {
 }
 
 void suite_cell_run::append(record_type type, json fields) const {
-  fields["cell"] = m_cell.id;
-  m_r.results.append(make_record(type, std::move(fields)));
+  append_cell_record(m_r, m_cell, type, std::move(fields));
 }
 
 } // namespace
 
 void run_suite_cell(const cell_runner &r, const work_cell &w, const std::string &gpu) {
   bool cell_recorded = false;
+  program_cell programs{r, *w.c, gpu, cell_recorded};
   for (const auto &id : w.cases) {
     const std::string name = suite_of_pair_id(id);
     for (const auto &x : r.m.suites)
-      if (x.name == name && !r.stop)
-        suite_cell_run(r, *w.c, x, gpu, cell_recorded).run();
+      if (x.name == name && !r.stop) {
+        if (x.program)
+          programs.run(x);
+        else
+          suite_cell_run(r, *w.c, x, gpu, cell_recorded).run();
+      }
     r.progress.case_done(false);
   }
+  if (!r.stop)
+    programs.finish();
   r.progress.cell_done();
 }
 

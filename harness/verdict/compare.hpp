@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,30 @@ struct binding_difference {
   std::map<std::string, std::vector<std::string>> cells; ///< cell -> "symbol (source)", sorted
   /// The same symbols in every cell, bound another way (dlsym here, cuGetProcAddress there).
   bool same_symbols = false;
+};
+
+/// A function whose binding a matrix variable changed in one suite or program: the first pair of
+/// cells, differing in the variable alone, where it did, and in how many such pairs it did.
+struct variable_binding_change {
+  std::string suite; ///< the suite or program whose processes bound it
+  std::string function;
+  std::string cell_a, cell_b;    ///< the first pair, in matrix order
+  env_value value_a, value_b;    ///< the variable's value in each
+  std::vector<std::string> a, b; ///< "symbol (source)" bound there, sorted (empty: none)
+  bool same_symbols = false;     ///< the same symbols, bound another way
+  std::size_t pairs = 0;         ///< pairs of cells where it differs
+};
+
+/// What one matrix variable changed in a matrix of suites or programs (docs/verdicts.md).
+struct variable_effect {
+  std::string variable;
+  /// Pairs of cells that differ in it alone where some suite or program ran in both (a program
+  /// that could not run, not_supported, is no evidence); the first of them.
+  std::size_t pairs = 0;
+  std::string first_a, first_b;
+  std::size_t outcome_pairs = 0; ///< of them, pairs where some case ended or observed otherwise
+  std::vector<variable_binding_change> bindings; ///< other symbols first, then by suite, function
+  std::optional<std::string> inert;              ///< [matrix] inert's reason, when it has one
 };
 
 /// One observation (or the outcome, key "outcome") that differs inside a semantic group.
@@ -59,6 +84,9 @@ struct comparison {
   /// Known changes (matrix known_changes) that matched no change; problems of kind
   /// stale_expectation when the matrix sets fail_on_change.
   std::vector<known_change> stale_known;
+  /// A matrix of suites or programs: per matrix variable, what it changed (noop_variables.cpp);
+  /// std::nullopt for a matrix of built-in cases.
+  std::optional<std::vector<variable_effect>> variable_effects;
 };
 
 /// The semantic-group key of an effective config: what decides behaviour (null-stream mode,

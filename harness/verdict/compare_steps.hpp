@@ -62,11 +62,24 @@ void compare_groups(const record_index &index, const std::set<case_key> &excused
 void attach_binding_differences(const record_index &index, comparison &out);
 
 /// A matrix variable that changed nothing (noop_variables.cpp): every pair of cells that differ in
-/// it alone recorded the same evidence (a suite's cells: the same bound symbols; the built-in
-/// cases' cells: the same effective configuration) and ended every case alike. A problem of kind
-/// "no_op_configuration" per such variable, naming where it was written and the known variable
-/// closest to it, unless [matrix] inert declares it.
+/// it alone recorded the same evidence (a suite's or program's cells: the same bound symbols; the
+/// built-in cases' cells: the same effective configuration) and ended every case alike. A problem
+/// of kind "no_op_configuration" per such variable, naming where it was written and the known
+/// variable closest to it, unless [matrix] inert declares it. A matrix of suites or programs also
+/// gets out.variable_effects.
 void report_noop_variables(const matrix &m, const record_index &index, comparison &out);
+
+/// Whether cells `a` and `b` differ in `var` and in nothing else.
+[[nodiscard]] bool differ_only_in(const cell &a, const cell &b, const std::string &var);
+
+/// "cuMemGetInfo_v2 (dlsym)" -> "cuMemGetInfo_v2": the symbols without how they were bound.
+[[nodiscard]] std::set<std::string> without_sources(const std::set<std::string> &bindings);
+
+/// Per variable of a matrix of suites or programs (variable_effects.cpp): every pair of cells that
+/// differ in it alone, each suite or program that ran in both, the functions bound otherwise and
+/// whether a case ended otherwise.
+[[nodiscard]] std::vector<variable_effect> variable_effects_of(const matrix &m,
+                                                               const record_index &index);
 
 /// "fail/timeout": outcomes as the messages show them.
 [[nodiscard]] std::string join_outcomes(const std::vector<outcome> &outcomes);

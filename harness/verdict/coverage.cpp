@@ -10,12 +10,12 @@
 namespace cuparity {
 namespace {
 
-/// An external suite's test: its suite's pair covers it, and a resumed suite may record a test
-/// again (the latest record is the one judged), so its records are not counted one by one.
+/// An external suite's test, or a program's one case (its name alone): its suite's pair covers
+/// it, and a resumed suite may record a test again (the latest record is the one judged), so its
+/// records are not counted one by one.
 bool under_planned_suite(const std::map<planned_pair, bool> &plan, const std::string &cell,
                          const std::string &id) {
-  const auto dot = id.find('.');
-  return dot != std::string::npos && plan.count({cell, suite_pair_id(id.substr(0, dot))});
+  return plan.count({cell, suite_pair_id(id.substr(0, id.find('.')))}) > 0;
 }
 
 } // namespace

@@ -6,9 +6,7 @@
 #include <algorithm>
 
 namespace cuparity::verdict {
-namespace {
 
-/// Whether `a` and `b` differ in `var` and in nothing else.
 bool differ_only_in(const cell &a, const cell &b, const std::string &var) {
   for (const auto &[k, v] : a.env) {
     const auto it = b.env.find(k);
@@ -18,6 +16,8 @@ bool differ_only_in(const cell &a, const cell &b, const std::string &var) {
   }
   return true;
 }
+
+namespace {
 
 /// Each recorded case of a cell: its outcome and what it observed.
 std::map<std::string, nlohmann::json> results_of(const record_index &index,
@@ -30,26 +30,19 @@ std::map<std::string, nlohmann::json> results_of(const record_index &index,
   return out;
 }
 
-/// What a cell recorded that a variable can change: a suite cell, the symbols its package bound
-/// (cuparity's own configuration is not what runs the tests there); a cell of built-in cases,
-/// its effective configuration (binding, stream 0, the raw values of the variables it read).
+/// What a cell of built-in cases recorded that a variable can change: its effective
+/// configuration (binding, stream 0, the raw values of the variables it read). A suite's or a
+/// program's cell is judged by what its package bound instead (variable_effects.cpp).
 struct evidence_kind {
-  bool suites = false;
   [[nodiscard]] bool has(const record_index &index, const std::string &id) const {
-    return suites ? index.bindings.count(id) > 0 : index.cells.count(id) > 0;
+    return index.cells.count(id) > 0;
   }
   /// Whether two cells with evidence did anything differently.
   [[nodiscard]] bool differ(const record_index &index, const cell &a, const cell &b) const {
-    if (suites && index.bindings.at(a.id) != index.bindings.at(b.id))
-      return true;
-    if (!suites && config_of(index.cells.at(a.id)) != config_of(index.cells.at(b.id)))
+    if (config_of(index.cells.at(a.id)) != config_of(index.cells.at(b.id)))
       return true;
     // A variable the driver reads (a fault to inject) changes outcomes or observations only.
     return results_of(index, a.id) != results_of(index, b.id);
-  }
-  [[nodiscard]] std::string same_text() const {
-    return suites ? "bound the same symbols and ended every test alike"
-                  : "have the same effective configuration and ended and observed every case alike";
   }
 };
 
@@ -85,17 +78,23 @@ std::string written_at(const matrix &m, const std::string &var) {
   return it == m.variable_at.end() ? "" : " (written at " + it->second.text() + ")";
 }
 
-std::string noop_text(const matrix &m, const std::string &var, const pair_scan &s,
-                      const evidence_kind &kind) {
-  const std::string closest = closest_known_variable(var);
+/// "N pair(s) of cells differ in it alone and <same> (first: 'a' with "0" and 'b' with unset)".
+std::string noop_text(const matrix &m, const std::string &var, bool captured, std::size_t pairs,
+                      const cell &a, const cell &b) {
   return var + " changed nothing" + written_at(m, var) + ": " +
-         (kind.suites ? "the package does not read it. " : "nothing in the run reads it. ") +
-         std::to_string(s.pairs) + " pair(s) of cells differ in it alone and " + kind.same_text() +
-         " (first: '" + s.first_a->id + "' with " + shown_value(s.first_a->env.at(var)) + " and '" +
-         s.first_b->id + "' with " + shown_value(s.first_b->env.at(var)) +
-         "). The known variable closest to it is " + closest +
-         "; if it is meant to change nothing, say why in [matrix] inert = { " + var +
-         " = \"...\" }";
+         (captured ? "the package does not read it. " : "nothing in the run reads it. ") +
+         std::to_string(pairs) + " pair(s) of cells differ in it alone and " +
+         (captured ? "bound the same symbols and ended every test alike"
+                   : "have the same effective configuration and ended and observed every case "
+                     "alike") +
+         " (first: '" + a.id + "' with " + shown_value(a.env.at(var)) + " and '" + b.id +
+         "' with " + shown_value(b.env.at(var)) + "). The known variable closest to it is " +
+         closest_known_variable(var) + "; if it is meant to change nothing, say why in [matrix] " +
+         "inert = { " + var + " = \"...\" }";
+}
+
+const cell &cell_named(const matrix &m, const std::string &id) {
+  return *std::find_if(m.cells.begin(), m.cells.end(), [&](const cell &c) { return c.id == id; });
 }
 
 /// Built-in cases with no pair to compare: nothing in the run is known to read the variable, and
@@ -114,23 +113,43 @@ std::string unread_text(const matrix &m, const std::string &var) {
          "inert = { " + var + " = \"...\" }";
 }
 
+/// Suites and programs: a variable no pair shows their package read, by what each bound and how
+/// each ended (variable_effects.cpp), whatever else reads it.
+void report_captured_noops(const matrix &m, const record_index &index, comparison &out) {
+  out.variable_effects = variable_effects_of(m, index);
+  for (const auto &e : *out.variable_effects) {
+    // A package may ignore even cuparity's own variables; the driver, the shim and the simulated
+    // driver act where no captured map shows it (a fault changes outcomes only, a delay nothing).
+    const auto reader = known_reader(e.variable);
+    if (reader && *reader != variable_reader::configuration)
+      continue;
+    if (e.inert || e.pairs == 0 || !e.bindings.empty() || e.outcome_pairs > 0)
+      continue;
+    out.problems.push_back({"no_op_configuration", "", "",
+                            noop_text(m, e.variable, true, e.pairs, cell_named(m, e.first_a),
+                                      cell_named(m, e.first_b))});
+  }
+}
+
 } // namespace
 
 void report_noop_variables(const matrix &m, const record_index &index, comparison &out) {
-  const evidence_kind kind{!m.suites.empty()};
+  if (!m.suites.empty())
+    return report_captured_noops(m, index, out);
+  const evidence_kind kind;
   for (const auto &var : m.variables) {
     // cuparity's own configuration reads its variables in every cell of built-in cases and records
     // their raw values; the driver, the shim and the simulated driver act where the records may
-    // not show it (a delay moves a latency only). A suite's package may ignore any of them.
-    const auto reader = known_reader(var);
-    if (reader && (!kind.suites || *reader != variable_reader::configuration))
+    // not show it (a delay moves a latency only).
+    if (known_reader(var))
       continue;
     const pair_scan s = scan_pairs(m, index, kind, var);
     if (m.inert.count(var) || s.changed)
       continue;
     if (s.pairs > 0)
-      out.problems.push_back({"no_op_configuration", "", "", noop_text(m, var, s, kind)});
-    else if (!kind.suites && unread_without_pairs(m, index))
+      out.problems.push_back({"no_op_configuration", "", "",
+                              noop_text(m, var, false, s.pairs, *s.first_a, *s.first_b)});
+    else if (unread_without_pairs(m, index))
       out.problems.push_back({"no_op_configuration", "", "", unread_text(m, var)});
   }
 }

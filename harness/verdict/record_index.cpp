@@ -11,13 +11,17 @@ void index_suite_end(const nlohmann::json &r, record_index &out) {
   const std::string cell = r.value("cell", "");
   out.suite_errors.erase({cell, r.value("suite", "")});
   auto &cell_bindings = out.bindings[cell];
+  auto &own = out.suite_bindings[{cell, r.value("suite", "")}];
+  own.clear(); // a resumed suite's last end is its evidence
   // Held here: items() refers to the object, and a temporary would end before the loop runs.
   const nlohmann::json bindings = r.value("bindings", nlohmann::json::object());
   for (const auto &[function, symbols] : bindings.items())
     if (symbols.is_array())
       for (const auto &s : symbols)
-        if (s.is_string())
+        if (s.is_string()) {
           cell_bindings[function].insert(s.get<std::string>());
+          own[function].insert(s.get<std::string>());
+        }
 }
 
 } // namespace

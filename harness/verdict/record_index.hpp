@@ -22,6 +22,8 @@ struct record_index {
   std::map<case_key, std::string> suite_errors;
   /// cell -> function -> "symbol (source)": what its external suites' processes bound
   std::map<std::string, std::map<std::string, std::set<std::string>>> bindings;
+  /// (cell, external suite or program) -> function -> "symbol (source)": its latest suite_end's
+  std::map<case_key, std::map<std::string, std::set<std::string>>> suite_bindings;
   /// No cell started and every cell_error came from opening the driver: the host is at fault,
   /// not the bindings (docs/verdicts.md, exit code 3).
   bool driver_error_everywhere = true;

@@ -5,17 +5,15 @@
 #include <algorithm>
 
 namespace cuparity::verdict {
-namespace {
 
-using bindings_of_cell = std::map<std::string, std::set<std::string>>;
-
-/// "cuMemGetInfo_v2 (dlsym)" -> "cuMemGetInfo_v2": the symbol without how it was bound.
 std::set<std::string> without_sources(const std::set<std::string> &bindings) {
   std::set<std::string> out;
   for (const auto &b : bindings)
     out.insert(b.substr(0, b.rfind(" (")));
   return out;
 }
+
+namespace {
 
 /// The functions whose symbols differ among `cells` (a function one cell did not bind at all
 /// differs too, shown as an empty list there).

@@ -227,6 +227,7 @@ placement place(const std::string &section, const std::string &key) {
       {"[[expect.allow]]", {two_cells + "[[expect]]\n[[expect.allow]]\n", ""}},
       {"[latency]", {two_cells + "[latency]\n", ""}},
       {"[[suite]]", {two_cells + "[[suite]]\n", ""}},
+      {"[[program]]", {two_cells + "[[program]]\n", ""}},
       {"[packages]", {"[axes]\npackages = [\"a==1\", false]\n[packages]\n", ""}},
   };
   if (section == "[matrix]" && key == "known_changes") // changes against a reference
@@ -249,7 +250,8 @@ const std::map<std::string, std::map<std::string, std::string>> samples{
       {"expect", "[{ when = { A = \"0\" } }]"},
       {"latency", "{ rounds = 3 }"},
       {"packages", "{ installer = \"pip\" }"},
-      {"suite", "[{ name = \"nope\", command = [\"x\"] }]"}}},
+      {"suite", "[{ name = \"nope\", command = [\"x\"] }]"},
+      {"program", "[{ name = \"nope\", command = [\"x\"] }]"}}},
     {"[packages]",
      {{"find_links", "[\"{matrix_dir}/wheels\"]"},
       {"index_url", "\"https://example.invalid/simple\""},
@@ -307,6 +309,14 @@ const std::map<std::string, std::map<std::string, std::string>> samples{
       {"jobs", "2"},
       {"retries", "1"},
       {"flakes", "\"/dev/null\""}}},
+    {"[[program]]",
+     {{"name", "\"nope\""},
+      {"command", "[\"x\", \"{out}/log\", \"{matrix_dir}/p.py\"]"},
+      {"environment", "{ PYTHONPATH = \"{matrix_dir}\" }"},
+      {"timeout_s", "60"},
+      {"retries", "1"},
+      {"exit_code", "3"},
+      {"skip_exit_code", "77"}}},
 };
 
 /// A section's required keys, each with its sample, except `key`.
@@ -515,7 +525,7 @@ TEST_CASE("unknown keys list the table's keys", "[matrix][keys][errors]") {
                              "thresholds, min_times, processes)"));
   CHECK_THAT(error_of("unknown_top", "foo = 1\n" + two_cells),
              Catch::Contains(":1:1: unknown key 'foo' in the matrix file (known: matrix, axes, "
-                             "include, exclude, expect, latency, suite, packages)"));
+                             "include, exclude, expect, latency, suite, packages, program)"));
   CHECK_THAT(error_of("allow_missing", two_cells + "[[expect]]\n[[expect.allow]]\ncases = \"a\"\n"),
              Catch::Contains(":4:1: [[expect.allow]] needs cases, outcomes and reason"));
 }

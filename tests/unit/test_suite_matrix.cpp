@@ -171,3 +171,66 @@ TEST_CASE("suite matrix: a suite's environment is its own, never a variable of t
   CHECK_THAT(load_error("suite_env_type", head + suite + "environment = { X = 1 }\n"),
              Catch::Contains("suite.environment.X: must be a string"));
 }
+
+namespace {
+
+const std::string program = "[[program]]\nname = \"train\"\ncommand = [\"python3\", "
+                            "\"{matrix_dir}/train.py\", \"--out\", \"{out}\"]\n";
+
+} // namespace
+
+TEST_CASE("program matrix: [[program]] reads its keys; one try and a pass on 0 by default",
+          "[matrix][suite][program]") {
+  const matrix plain = load_text("program_plain", head + program);
+  REQUIRE(plain.suites.size() == 1);
+  const external_suite &p = plain.suites[0];
+  CHECK(p.program);
+  CHECK(p.name == "train");
+  CHECK(p.command.at(1) == suite_dir().string() + "/train.py");
+  CHECK(p.command.at(3) == "{out}");
+  CHECK(p.retries == 0); // a suite's default is 2: a program runs again only when asked
+  CHECK(p.exit_code == 0);
+  CHECK_FALSE(p.skip_exit_code);
+  CHECK(plain.cases.empty());
+
+  const matrix full = load_text(
+      "program_full", head + suite + program +
+                          "environment = { PYTHONPATH = \"{matrix_dir}\" }\ntimeout_s = 30\n"
+                          "retries = 1\nexit_code = 3\nskip_exit_code = 77\n");
+  REQUIRE(full.suites.size() == 2); // suites first, then programs
+  CHECK_FALSE(full.suites[0].program);
+  CHECK(full.suites[0].retries == 2);
+  const external_suite &q = full.suites[1];
+  CHECK(q.program);
+  CHECK(q.environment.at("PYTHONPATH") == suite_dir().string());
+  CHECK(q.timeout_s == 30);
+  CHECK(q.retries == 1);
+  CHECK(q.exit_code == 3);
+  CHECK(q.skip_exit_code == 77);
+}
+
+TEST_CASE("program matrix: what cannot be a program is an error at its place",
+          "[matrix][suite][program]") {
+  CHECK_THAT(load_error("p1", head + "[[program]]\nname = \"t\"\ncommand = [\"x\", \"{junit}\"]\n"),
+             Catch::Contains("program.command: {junit} is a suite's JUnit file"));
+  CHECK_THAT(load_error("p2", head + program + "junit = \"{out}/j.xml\"\n"),
+             Catch::Contains("junit"));
+  CHECK_THAT(load_error("p3", head + program + "jobs = 2\n"), Catch::Contains("jobs"));
+  CHECK_THAT(load_error("p4", head + program + "skip_exit_code = 0\n"),
+             Catch::Contains("program.skip_exit_code: is the exit status that is a pass"));
+  CHECK_THAT(load_error("p5", head + program + "exit_code = 256\n"),
+             Catch::Contains("program.exit_code"));
+  CHECK_THAT(load_error("p6", head + program + "retries = 11\n"),
+             Catch::Contains("program.retries"));
+  CHECK_THAT(load_error("p7", head + "[[suite]]\nname = \"train\"\ncommand = [\"x\"]\n" + program),
+             Catch::Contains("program.name: 'train' is already the name of the suite at"));
+  CHECK_THAT(load_error("p8", "[matrix]\ncases = [\"alloc\"]\n" + head + program),
+             Catch::Contains("matrix.cases cannot be set in a matrix with [[suite]] or [[program]]"));
+  CHECK_THAT(load_error("p9", head + program + "[latency]\nrounds = 1\n"),
+             Catch::Contains("[latency] cannot be set"));
+  CHECK_THAT(load_error("p10", head + "[[program]]\nname = \"alloc\"\ncommand = [\"x\"]\n"),
+             Catch::Contains("is a suite of cuparity's own cases"));
+  CHECK_THAT(load_error("p11", head + program + "environment = { V = \"1\" }\n"),
+             Catch::Contains("program.environment: 'V' is a variable of the matrix's cells"));
+  CHECK_THAT(load_error("p12", head + "[[program]]\nname = \"t\"\n"), Catch::Contains("command"));
+}

@@ -174,3 +174,141 @@ TEST_CASE("suite changes: a run against a run names what an external suite's cel
   CHECK(changes[0].after["symbol"] == "cuMemGetInfo (proc)");
   CHECK(binding_changes("c1", "c1", before.at("c1"), before.at("c1")).empty());
 }
+
+namespace {
+
+/// A program matrix over the axes A and B (four cells), programs "prog" and "other".
+matrix load_program_matrix(const std::string &name) {
+  const auto path = (scratch_dir() / (name + ".toml")).string();
+  std::ofstream(path) << "[matrix]\nname = \"" << name << "\"\n[axes]\nA = [\"0\", \"1\"]\n"
+                      << "B = [\"0\", \"1\"]\n[[program]]\nname = \"prog\"\n"
+                      << "command = [\"python3\", \"-c\", \"pass\"]\nskip_exit_code = 77\n"
+                      << "[[program]]\nname = \"other\"\ncommand = [\"true\"]\n";
+  return load_matrix(path, [](const std::string &g) { return g == "*"; });
+}
+
+json program_end(const std::string &cell, const std::string &name, json bindings) {
+  return make_record(record_type::suite_end, {{"cell", cell},
+                                              {"suite", name},
+                                              {"program", true},
+                                              {"tests", 1},
+                                              {"processes", json::array()},
+                                              {"bindings", std::move(bindings)},
+                                              {"evidence", json::object()}});
+}
+
+/// A program's run in a cell: its one case and its end.
+std::vector<json> program_run(const std::string &cell, const std::string &name, json bindings,
+                              outcome o = outcome::pass) {
+  return {result(cell, name, o, json::object(), ""), program_end(cell, name, std::move(bindings))};
+}
+
+std::vector<json> joined(std::initializer_list<std::vector<json>> parts) {
+  std::vector<json> out;
+  for (const auto &p : parts)
+    out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+const variable_effect &effect(const comparison &c, const std::string &var) {
+  REQUIRE(c.variable_effects.has_value());
+  for (const auto &e : *c.variable_effects)
+    if (e.variable == var)
+      return e;
+  FAIL("no effect for " << var);
+  return c.variable_effects->front();
+}
+
+const json ptds_bindings = {{"cuInit", {"cuInit (dlsym)"}},
+                            {"cuMemGetInfo", {"cuMemGetInfo_v2 (dlsym)"}},
+                            {"cuMemcpyHtoD", {"cuMemcpyHtoD_v2_ptds (dlsym)"}}};
+const json bare_bindings = {{"cuInit", {"cuInit (dlsym)"}},
+                            {"cuMemGetInfo", {"cuMemGetInfo_v2 (dlsym)"}},
+                            {"cuMemcpyHtoD", {"cuMemcpyHtoD_v2 (dlsym)"}}};
+
+} // namespace
+
+TEST_CASE("program verdict: per variable, the functions whose bindings it changed, and a variable "
+          "that changed none is a no-op",
+          "[verdict][suite][program][noop]") {
+  auto m = load_program_matrix("program_effects");
+  REQUIRE(m.suites.size() == 2);
+  // A=1 binds the per-thread cuMemcpyHtoD in "prog"; B changes nothing; "other" binds alike.
+  auto c = compare(m, joined({program_run("A=0,B=0", "prog", bare_bindings),
+                              program_run("A=0,B=1", "prog", bare_bindings),
+                              program_run("A=1,B=0", "prog", ptds_bindings),
+                              program_run("A=1,B=1", "prog", ptds_bindings),
+                              program_run("A=0,B=0", "other", legacy_bindings),
+                              program_run("A=1,B=0", "other", legacy_bindings)}));
+  const variable_effect &a = effect(c, "A");
+  CHECK(a.pairs == 2);
+  CHECK(a.outcome_pairs == 0);
+  REQUIRE(a.bindings.size() == 1);
+  CHECK(a.bindings[0].suite == "prog");
+  CHECK(a.bindings[0].function == "cuMemcpyHtoD");
+  CHECK(a.bindings[0].cell_a == "A=0,B=0");
+  CHECK(a.bindings[0].cell_b == "A=1,B=0");
+  CHECK(a.bindings[0].value_a == env_value("0"));
+  CHECK(a.bindings[0].a == std::vector<std::string>{"cuMemcpyHtoD_v2 (dlsym)"});
+  CHECK(a.bindings[0].b == std::vector<std::string>{"cuMemcpyHtoD_v2_ptds (dlsym)"});
+  CHECK(a.bindings[0].pairs == 2);
+  CHECK_FALSE(a.bindings[0].same_symbols);
+  const variable_effect &b = effect(c, "B");
+  CHECK(b.pairs == 2);
+  CHECK(b.bindings.empty());
+  REQUIRE(kinds(c) == std::vector<std::string>{"no_op_configuration"});
+  CHECK(c.problems[0].message.rfind("B changed nothing", 0) == 0);
+  CHECK(c.problems[0].message.find("the package does not read it") != std::string::npos);
+  // A changed outcome alone is a change too (a variable the package reads to fail).
+  auto failed = compare(m, joined({program_run("A=0,B=0", "prog", bare_bindings),
+                                   program_run("A=0,B=1", "prog", bare_bindings, outcome::fail)}));
+  CHECK(effect(failed, "B").outcome_pairs == 1);
+  CHECK(count_kind(failed, "no_op_configuration") == 0);
+}
+
+TEST_CASE("program verdict: a program that could not run (not_supported) is no evidence of a "
+          "variable",
+          "[verdict][suite][program][noop]") {
+  auto m = load_program_matrix("program_skipped");
+  // "prog"'s package is missing in every cell: B has no pair to show anything, so no no-op.
+  auto skipped = compare(m, joined({program_run("A=0,B=0", "prog", json::object(),
+                                                outcome::not_supported),
+                                    program_run("A=0,B=1", "prog", json::object(),
+                                                outcome::not_supported)}));
+  CHECK(effect(skipped, "B").pairs == 0);
+  CHECK(count_kind(skipped, "no_op_configuration") == 0);
+  // "other" ran in both: its evidence stands beside the skipped one.
+  auto beside = compare(m, joined({program_run("A=0,B=0", "prog", json::object(),
+                                               outcome::not_supported),
+                                   program_run("A=0,B=1", "prog", json::object(),
+                                               outcome::not_supported),
+                                   program_run("A=0,B=0", "other", legacy_bindings),
+                                   program_run("A=0,B=1", "other", legacy_bindings)}));
+  CHECK(effect(beside, "B").pairs == 1);
+  CHECK(count_kind(beside, "no_op_configuration") == 1);
+  // A program that ran and bound nothing ("nothing captured", an error) is evidence.
+  auto nothing = compare(m, joined({program_run("A=0,B=0", "prog", json::object(), outcome::error),
+                                    program_run("A=0,B=1", "prog", bare_bindings)}));
+  CHECK(effect(nothing, "B").bindings.size() == 3);
+}
+
+TEST_CASE("program verdict: each program's bindings are its own, not its cell's union",
+          "[verdict][suite][program][noop]") {
+  auto m = load_program_matrix("program_own");
+  // B moves "cuMemcpyHtoD_v2_ptds" from "other" to "prog": the cell's union stays the same.
+  auto c = compare(m, joined({program_run("A=0,B=0", "prog", bare_bindings),
+                              program_run("A=0,B=0", "other", ptds_bindings),
+                              program_run("A=0,B=1", "prog", ptds_bindings),
+                              program_run("A=0,B=1", "other", bare_bindings)}));
+  CHECK(effect(c, "B").bindings.size() == 2);
+  CHECK(count_kind(c, "no_op_configuration") == 0);
+}
+
+TEST_CASE("program coverage: a program's one case, its name alone, is under its pair",
+          "[verdict][suite][program][coverage]") {
+  const coverage cov = check_coverage(
+      {{"c1", "prog.*"}}, joined({program_run("c1", "prog", json::object())}));
+  CHECK(cov.complete());
+  CHECK(cov.recorded == 1);
+  CHECK(cov.unplanned.empty());
+}
