@@ -51,8 +51,12 @@ ENV_KEYS = [
 ]
 ENTRY_KEYS = ["function", "raw_name", "symbol", "library"]
 
-# What the doubles bind besides the entry table (a function the simulated driver lacks).
-EXTRA_FUNCTIONS = ["cuGraphCreate"]
+# What the doubles bind besides the entry table: a declared function outside it, which the simulated
+# driver exports (as a stub, like every function of the API it does not implement), and a name no
+# header declares, so no driver exports it (CUPARITY_SIM_HIDE would not do: it hides a function from
+# cuGetProcAddress only, and the doubles bind by dlsym).
+EXTRA_FUNCTIONS = ["cuGraphCreate", "cuNotADriverFunction"]
+ABSENT_FUNCTION = "cuNotADriverFunction"
 PINNED = ("cuCtxGetDevice", "cuCtxSynchronize")
 PER_THREAD_SUFFIXES = ("_v2_ptds", "_v2_ptsz", "_ptds", "_ptsz")
 
@@ -234,17 +238,18 @@ def test_cuda_bindings_map_is_well_formed(tmp_path, simdriver):
     assert same_file(doc["driver"]["path"], simdriver)
     assert doc["driver"]["version"] == 13000
     # One entry per key of _inspect_function_pointers(), the key kept as raw_name: every entry of
-    # entries.inl plus cuGraphCreate, keyed "__" plus the legacy symbol the driver exports.
+    # entries.inl plus EXTRA_FUNCTIONS, keyed "__" plus the legacy symbol the driver exports.
     lib = ctypes.CDLL(str(simdriver))
     expected = []
     for name in table_names() + EXTRA_FUNCTIONS:
         symbol = expected_symbol(lib, name, "cuda.bindings", False)
         expected.append("__" + (symbol or name))
-    assert len(expected) == len(set(expected)) == len(table_names()) + 1
+    assert len(expected) == len(set(expected)) == len(table_names()) + len(EXTRA_FUNCTIONS)
     assert sorted(by_raw(doc)) == sorted(expected)
     assert len(doc["entries"]) == len(expected)
     assert {"__cuInit", "__cuCtxCreate_v4", "__cuMemAlloc_v2", "__cuMemcpyHtoD_v2", "__cuStreamSynchronize",
-            "__cuCtxGetDevice", "__cuCtxSynchronize", "__cuMemPrefetchAsync_v2", "__cuGraphCreate"} <= set(expected)
+            "__cuCtxGetDevice", "__cuCtxSynchronize", "__cuMemPrefetchAsync_v2", "__cuGraphCreate",
+            "__cuNotADriverFunction"} <= set(expected)
 
 
 def test_fixed_double_binds_legacy_symbols_for_0(tmp_path, simdriver):
@@ -315,10 +320,16 @@ def test_driver_that_cannot_load_is_load_failed(tmp_path, simdriver):
 
 
 def test_function_the_driver_lacks_has_null_symbol(tmp_path, simdriver):
+    assert not hasattr(ctypes.CDLL(str(simdriver)), ABSENT_FUNCTION)
     doc = captured_ok(tmp_path, "cuda.bindings", simdriver)
-    assert by_function(doc)["cuGraphCreate"] == {
-        "function": "cuGraphCreate", "raw_name": "__cuGraphCreate", "symbol": None, "library": None,
+    f = by_function(doc)
+    assert f[ABSENT_FUNCTION] == {
+        "function": ABSENT_FUNCTION, "raw_name": "__" + ABSENT_FUNCTION, "symbol": None, "library": None,
     }
+    # A declared function outside the entry table that the driver has is bound like the rest.
+    assert f["cuGraphCreate"]["raw_name"] == "__cuGraphCreate"
+    assert f["cuGraphCreate"]["symbol"] == "cuGraphCreate"
+    assert same_file(f["cuGraphCreate"]["library"], simdriver)
 
 
 def _bindings_tree(root: Path, table_module: str | None) -> Path:
@@ -427,8 +438,9 @@ def test_numba_map_binds_what_find_api_finds(tmp_path, simdriver):
     assert f["cuMemcpyHtoD"]["symbol"] == "cuMemcpyHtoD_v2"
     assert f["cuStreamSynchronize"]["symbol"] == "cuStreamSynchronize"
     assert f["cuInit"]["symbol"] == "cuInit"
+    assert f["cuGraphCreate"]["symbol"] == "cuGraphCreate"
     # numba's absent_function stand-in: no pointer.
-    assert f["cuGraphCreate"] == {"function": "cuGraphCreate", "raw_name": "cuGraphCreate", "symbol": None, "library": None}
+    assert f[ABSENT_FUNCTION] == {"function": ABSENT_FUNCTION, "raw_name": ABSENT_FUNCTION, "symbol": None, "library": None}
     for e in doc["entries"]:
         if e["symbol"] is not None:
             assert same_file(e["library"], simdriver), e
@@ -612,7 +624,8 @@ def test_fixture_covers_the_entry_table(simdriver, name, per_thread):
             assert not any(hasattr(lib, c) for c in probe(name_, per_thread)), name_
         assert f[name_]["symbol"] == expected, name_
         assert f[name_]["library"] == (None if expected is None else "{driver}"), name_
-    assert f["cuGraphCreate"]["symbol"] is None and not hasattr(lib, "cuGraphCreate")
+    assert f["cuGraphCreate"]["symbol"] == "cuGraphCreate" and f["cuGraphCreate"]["library"] == "{driver}"
+    assert f[ABSENT_FUNCTION]["symbol"] is None and not hasattr(lib, ABSENT_FUNCTION)
 
 
 def test_fixtures_differ_exactly_in_the_per_thread_symbols(simdriver):

@@ -43,9 +43,12 @@ def _entry_table():
 
 _ENTRIES = _entry_table()  # raises, naming the path, when entries.inl is missing
 
-# Bound too though not in the entry table: the simulated driver has no cuGraphCreate, so it is the
-# audit's "unknown" case (a key with address 0).
-EXTRA_FUNCTIONS = ("cuGraphCreate",)
+# Bound too though not in the entry table. cuGraphCreate: a declared function outside cuparity's
+# table, which the simulated driver exports (as a CUDA_ERROR_NOT_SUPPORTED stub), so the audit judges
+# it against the whole API. cuNotADriverFunction: a name no header declares, so no driver (real or
+# simulated) exports it: a key with address 0, the audit's "unknown" case. (Not a declared function
+# hidden with CUPARITY_SIM_HIDE: that hides it from cuGetProcAddress only, and this binds by dlsym.)
+EXTRA_FUNCTIONS = ("cuGraphCreate", "cuNotADriverFunction")
 
 FUNCTIONS = tuple(_ENTRIES.NAMES) + tuple(f for f in EXTRA_FUNCTIONS if f not in _ENTRIES.NAMES)
 

@@ -121,10 +121,13 @@ def _prototype(entry):
     return (CUresult, *(_ctype(p) for p in (entry.parameters or [])))
 
 
-# Not in the entry table: the simulated driver has no cuGraphCreate, so numba's lookup gives its
-# absent_function stand-in (the audit's "unknown" case).
+# Not in the entry table. cuGraphCreate: declared, and exported by the simulated driver (a stub).
+# cuNotADriverFunction: a name no header declares, so no driver exports it and numba's lookup gives
+# its absent_function stand-in (the audit's "unknown" case). (CUPARITY_SIM_HIDE would not do: it
+# hides a function from cuGetProcAddress only, and numba binds by dlsym.)
 EXTRA_PROTOTYPES = {
     "cuGraphCreate": (CUresult, POINTER(cu_graph), c_uint),
+    "cuNotADriverFunction": (CUresult,),
 }
 
 API_PROTOTYPES = {e.name: _prototype(e) for e in _ENTRIES.ENTRIES}
