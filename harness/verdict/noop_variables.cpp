@@ -123,6 +123,10 @@ void report_captured_noops(const matrix &m, const record_index &index, compariso
     const auto reader = known_reader(e.variable);
     if (reader && *reader != variable_reader::configuration)
       continue;
+    // The packages axis chooses the package itself: versions that bind alike are a finding of the
+    // report (variable_effects), not a variable nobody reads.
+    if (m.packages && e.variable == m.packages->axis)
+      continue;
     if (e.inert || e.pairs == 0 || !e.bindings.empty() || e.outcome_pairs > 0)
       continue;
     out.problems.push_back({"no_op_configuration", "", "",

@@ -234,3 +234,20 @@ TEST_CASE("program matrix: what cannot be a program is an error at its place",
              Catch::Contains("program.environment: 'V' is a variable of the matrix's cells"));
   CHECK_THAT(load_error("p12", head + "[[program]]\nname = \"t\"\n"), Catch::Contains("command"));
 }
+
+TEST_CASE("the shipped program matrices load: one variable at a time, and versions of cuda.bindings",
+          "[matrix][suite][program]") {
+  const std::string dir = std::string(CUPARITY_SOURCE_DIR) + "/matrices/";
+  const matrix programs = load_matrix(dir + "programs.toml", builtin_only);
+  CHECK(programs.cells.size() == 7); // every variable unset, then each alone at "0" and "1"
+  REQUIRE(programs.suites.size() == 6);
+  for (const auto &x : programs.suites) {
+    INFO(x.name);
+    CHECK(x.program);
+    CHECK(x.skip_exit_code == 77); // a missing package is not_supported, and the run goes on
+  }
+  const matrix versions = load_matrix(dir + "cuda-bindings-versions.toml", builtin_only);
+  CHECK(versions.cells.size() == 9);
+  REQUIRE(versions.packages);
+  CHECK(versions.suites.at(0).name == "cuda-bindings");
+}

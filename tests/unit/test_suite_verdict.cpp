@@ -312,3 +312,19 @@ TEST_CASE("program coverage: a program's one case, its name alone, is under its 
   CHECK(cov.recorded == 1);
   CHECK(cov.unplanned.empty());
 }
+
+TEST_CASE("program verdict: versions of the packages axis that bind alike are reported, not a "
+          "no-op",
+          "[verdict][suite][program][noop]") {
+  const auto path = (scratch_dir() / "program_packages.toml").string();
+  std::ofstream(path) << "[axes]\npackages = [\"p==1\", \"p==2\"]\nB = [\"0\", \"1\"]\n"
+                      << "[[program]]\nname = \"prog\"\ncommand = [\"true\"]\n";
+  const matrix m = load_matrix(path, [](const std::string &g) { return g == "*"; });
+  REQUIRE(m.packages);
+  auto c = compare(m, joined({program_run("packages=p==1,B=0", "prog", bare_bindings),
+                              program_run("packages=p==2,B=0", "prog", bare_bindings),
+                              program_run("packages=p==1,B=1", "prog", ptds_bindings)}));
+  CHECK(effect(c, "packages").pairs == 1);
+  CHECK(effect(c, "packages").bindings.empty());
+  CHECK(count_kind(c, "no_op_configuration") == 0); // B changed bindings; packages is let be
+}

@@ -1,0 +1,24 @@
+"""JAX, one kernel: a jitted product and sum on the GPU, checked on the host
+(matrices/programs.toml). Exits 77 when JAX is not installed, 1 when it finds no GPU or the result
+is wrong.
+"""
+
+import sys
+
+try:
+    import jax
+    import jax.numpy as jnp
+except ImportError as e:
+    print(f"jax is not installed: {e}")
+    sys.exit(77)
+
+try:
+    gpus = jax.devices("gpu")
+except RuntimeError as e:
+    print(f"jax {jax.__version__}: no GPU backend: {e}")
+    sys.exit(1)
+x = jax.device_put(jnp.arange(1 << 20, dtype=jnp.float32), gpus[0])
+total = int(jax.jit(lambda a: (a * 2).astype(jnp.int64).sum())(x).block_until_ready())
+expected = (1 << 20) * ((1 << 20) - 1)
+print(f"jax {jax.__version__} on {gpus[0]}: sum {total}, expected {expected}")
+sys.exit(0 if total == expected else 1)
