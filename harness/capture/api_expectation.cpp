@@ -89,7 +89,8 @@ std::string null_entry_reason(const api_function &f, long long version, long lon
   if (first > driver_version)
     return "the function (first ABI " + std::to_string(first) + ") is newer than the driver (" +
            driver + ")";
-  if (const api_abi *due = f.at_version(clamp_version(version)); due->version > driver_version)
+  if (const api_abi *due = f.at_version(clamp_version(version));
+      due && due->version > driver_version)
     return "the ABI due at " + std::to_string(version) + " (" + std::string(due->symbol) + ", " +
            std::to_string(due->version) + ") is newer than the driver (" + driver + ")";
   // Measured on driver 580.159.04 (CUDA 13.0): cuda.bindings 13.3.1 asked 34 functions at

@@ -207,7 +207,7 @@ std::vector<map_finding> process_findings(const captured_map &m,
     for (const auto &[function, u] : functions)
       judge_function(m, pid, function, u, proc_users.count(pid) > 0, out);
   for (const auto &[key, b] : binders)
-    if (!b.legacy.empty() && !b.per_thread.empty()) {
+    if (!b.per_thread.empty() && !b.legacy.empty()) {
       const auto &[pid, image, caller] = key;
       map_finding f =
           make(finding_kind::mixed_modes, m, {pid, image}, "",
