@@ -942,3 +942,47 @@ TEST_CASE("whole API: a dlsym binder's mode is inferred from what it bound, per 
         "libC.so bound both stream-0 modes (mixed_modes names them)");
   CHECK(j["inferred"].size() == 3);
 }
+
+TEST_CASE("whole API: cuda.bindings' own table is checked against the capture by the audit: a "
+          "disagreement fails it, a table not read whole is a note",
+          "[capture][whole-api]") {
+  json entry = request_entry("cuMemcpyHtoD", "cuMemcpyHtoD_v2", 12000, 1, 0,
+                             "/site-packages/cuda/bindings/_internal/driver.so");
+  entry["caller_package"] = "cuda-bindings";
+  const auto table = [](const std::string &status, json functions) {
+    return json{{"process", 7},
+                {"image", 0},
+                {"package", "cuda-bindings"},
+                {"version", "13.5.0"},
+                {"module", "cuda.bindings._internal.driver"},
+                {"file", nullptr},
+                {"folder", nullptr},
+                {"status", status},
+                {"note", status == "ok" ? "" : "no table in 13.3.1"},
+                {"functions", std::move(functions)}};
+  };
+  const auto with = [&](const json &t) {
+    return [t](json &m) { m["package_tables"] = json::array({t}); };
+  };
+  const map_audit_report agrees = audit_entries(
+      "whole-table-agrees", json::array({entry}),
+      with(table("ok", {{"cuMemcpyHtoD_v2",
+                         {{"symbol", "cuMemcpyHtoD_v2"}, {"library", CUPARITY_SIMDRIVER}}}})));
+  CHECK_FALSE(agrees.failed);
+  CHECK(agrees.counts.count(finding_kind::table_disagrees) == 0);
+  const map_audit_report differs = audit_entries(
+      "whole-table-differs", json::array({entry}),
+      with(table("ok", {{"cuMemcpyHtoD_v2",
+                         {{"symbol", "cuMemcpyHtoD_v2_ptds"}, {"library", CUPARITY_SIMDRIVER}}}})));
+  CHECK(differs.failed);
+  REQUIRE(of(differs, finding_kind::table_disagrees, "cuMemcpyHtoD"));
+  CHECK_THAT(of(differs, finding_kind::table_disagrees, "cuMemcpyHtoD")->message,
+             Catch::Contains("holds cuMemcpyHtoD_v2_ptds"));
+  const map_audit_report unread = audit_entries("whole-table-unread", json::array({entry}),
+                                                with(table("no_table", json::object())));
+  CHECK_FALSE(unread.failed);
+  bool noted = false;
+  for (const auto &n : unread.notes)
+    noted = noted || n.find("no_table") != std::string::npos;
+  CHECK(noted);
+}
