@@ -17,8 +17,11 @@ try:
 except RuntimeError as e:
     print(f"jax {jax.__version__}: no GPU backend: {e}")
     sys.exit(1)
-x = jax.device_put(jnp.arange(1 << 20, dtype=jnp.float32), gpus[0])
-total = int(jax.jit(lambda a: (a * 2).astype(jnp.int64).sum())(x).block_until_ready())
-expected = (1 << 20) * ((1 << 20) - 1)
+# int32 throughout: JAX truncates int64 to int32 unless jax_enable_x64 is set (H100 run of
+# 2026-12-06: a 2^20-element int64 sum came back as -1048576), so the sum must fit 31 bits.
+n = 1 << 10
+x = jax.device_put(jnp.arange(n, dtype=jnp.int32), gpus[0])
+total = int(jax.jit(lambda a: (a * 2).sum())(x).block_until_ready())
+expected = n * (n - 1)
 print(f"jax {jax.__version__} on {gpus[0]}: sum {total}, expected {expected}")
 sys.exit(0 if total == expected else 1)
