@@ -37,6 +37,7 @@ comparison compare_results(const matrix &m, const std::vector<nlohmann::json> &r
   compare_groups(index, use.excused, out);
   attach_binding_differences(index, out);
   report_noop_variables(m, index, out);
+  report_nothing_tested(m, index, out);
   out.changes = changes_against_reference(m, index, records);
   out.stale_known = apply_known_changes(out.changes, m.known_changes);
   // A capability the reference has and the candidate lost (pass -> anything else) is a

@@ -60,7 +60,7 @@ struct divergence {
 /// Anything that makes the run fail, other than a divergence (the kinds: docs/verdicts.md).
 struct problem {
   /// failure, unexpected_pass, stale_expectation, expectation, cell_error, change, regression,
-  /// flaky, no_op_configuration
+  /// flaky, no_op_configuration, nothing_tested
   std::string kind;
   std::string cell;
   std::string case_id;

@@ -69,6 +69,11 @@ void attach_binding_differences(const record_index &index, comparison &out);
 /// gets out.variable_effects.
 void report_noop_variables(const matrix &m, const record_index &index, comparison &out);
 
+/// A matrix of suites or programs in which no case ended otherwise than not_supported (every
+/// program exited its skip_exit_code, every test skipped): one problem of kind "nothing_tested"
+/// (nothing_tested.cpp). A run that looked at nothing is never equivalent.
+void report_nothing_tested(const matrix &m, const record_index &index, comparison &out);
+
 /// Whether cells `a` and `b` differ in `var` and in nothing else.
 [[nodiscard]] bool differ_only_in(const cell &a, const cell &b, const std::string &var);
 

@@ -8,7 +8,9 @@ its summary.json:
   SIMPKG_PTDSS, which changed nothing, is a no_op_configuration problem (exit 1);
 - program-outcomes.toml: programs that fail (a fail with their status), never load the driver
   (an error, "nothing captured", never a pass), exit with their skip_exit_code (not_supported, its
-  reason) and outlive their timeout_s (a timeout), beside one that passes.
+  reason) and outlive their timeout_s (a timeout), beside one that passes;
+- program-nothing.toml: two programs that exit their skip_exit_code in every cell: nothing was
+  tested, which is never equivalent (a nothing_tested problem, exit 1).
 The runner and its helpers are tests/external/test_suite_matrix.py's.
 """
 
@@ -31,6 +33,11 @@ def simpkg_programs(tmp_path_factory):
 @pytest.fixture(scope="module")
 def program_outcomes(tmp_path_factory):
     return run_matrix(str(HERE / "program-outcomes.toml"), tmp_path_factory.mktemp("outcomes"))
+
+
+@pytest.fixture(scope="module")
+def program_nothing(tmp_path_factory):
+    return run_matrix(str(HERE / "program-nothing.toml"), tmp_path_factory.mktemp("nothing"))
 
 
 def effect(summary: dict, variable: str) -> dict:
@@ -82,3 +89,15 @@ def test_a_program_ends_as_its_one_case(program_outcomes):
     failed = sorted(p["case"] for p in problems(program_outcomes, "failure"))
     assert failed == ["fails", "hangs", "idle"]  # not_supported is no failure
     assert program_outcomes["coverage"]["complete"] is True
+
+
+def test_a_run_where_every_program_skipped_tested_nothing(program_nothing):
+    assert {r["outcome"] for r in program_nothing["results"]} == {"not_supported"}
+    assert len(program_nothing["results"]) == 4  # two programs x two cells: all planned, all ran
+    assert program_nothing["coverage"]["complete"] is True
+    assert program_nothing["exit_code"] == 1 and program_nothing["verdict"] == "failed"
+    assert [p["kind"] for p in program_nothing["problems"]] == ["nothing_tested"]
+    message = program_nothing["problems"][0]["message"]
+    assert message.startswith("every one of the 4 results of the programs ended not_supported")
+    assert "needs_simpkg2: simpkg2 is not installed" in message  # the first one's reason
+    assert "nothing was tested" in message

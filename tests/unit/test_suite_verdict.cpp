@@ -328,3 +328,32 @@ TEST_CASE("program verdict: versions of the packages axis that bind alike are re
   CHECK(effect(c, "packages").bindings.empty());
   CHECK(count_kind(c, "no_op_configuration") == 0); // B changed bindings; packages is let be
 }
+
+TEST_CASE("program verdict: a run where every program ended not_supported tested nothing",
+          "[verdict][suite][program][noop]") {
+  auto m = load_program_matrix("program_nothing");
+  const auto skipped = [](const std::string &cell, const std::string &name) {
+    return program_run(cell, name, json::object(), outcome::not_supported);
+  };
+  auto c = compare(m, joined({skipped("A=0,B=0", "prog"), skipped("A=0,B=1", "prog"),
+                              skipped("A=0,B=0", "other"), skipped("A=0,B=1", "other")}));
+  REQUIRE(kinds(c) == std::vector<std::string>{"nothing_tested"});
+  CHECK(c.problems[0].message.rfind("every one of the 4 results of the programs ended "
+                                    "not_supported (first: program 'other' in cell 'A=0,B=0'",
+                                    0) == 0);
+  CHECK(c.problems[0].message.find("nothing was tested") != std::string::npos);
+  // One program that ran anywhere is something looked at: its verdict stands on its own.
+  auto one_ran = compare(
+      m, joined({skipped("A=0,B=0", "prog"), skipped("A=0,B=1", "prog"),
+                 skipped("A=0,B=0", "other"), program_run("A=0,B=1", "other", legacy_bindings)}));
+  CHECK(count_kind(one_ran, "nothing_tested") == 0);
+  // A failure is something looked at too (and a problem of its own).
+  auto failed = compare(m, joined({skipped("A=0,B=0", "prog"),
+                                   program_run("A=0,B=1", "prog", json::object(), outcome::fail)}));
+  CHECK(count_kind(failed, "nothing_tested") == 0);
+  // Built-in cases earn each not_supported from a declared requirement: not this rule's.
+  const matrix builtin = load("builtin_nothing");
+  CHECK(kinds(compare(builtin,
+                      {cell_rec("A=0,B=0"), result("A=0,B=0", "mem.x", outcome::not_supported)}))
+            .empty());
+}
