@@ -149,7 +149,8 @@ void program_cell::run(const external_suite &x) {
         .dir = dir + "/" + tag,
         .suite_dir = dir,
         .env = m_env,
-        .extra_env = x.environment,
+        // A PYTHONPATH the program sets replaces the cell's: the packages folder stays first.
+        .extra_env = suite_environment_of(m_r.m, m_cell, x.environment),
         .timeout = std::chrono::milliseconds(static_cast<long long>(x.timeout_s * 1000)),
         .program = true};
     suite_process_result p = run_suite_process(spec, m_r.stop);

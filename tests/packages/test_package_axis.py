@@ -15,6 +15,8 @@ the 32-bit cuMemGetInfo, by dlsym), into a folder of tmp_path, and runs a [[suit
   lines and the cache, and the other cells run;
 - two runs started at once on an empty cache install each value once between them (the lock);
 - `cuparity list` prints each value's installed distributions, installing nothing;
+- a [[program]] that sets its own PYTHONPATH (to a folder holding a decoy simbind) still finds the
+  cell's installed simbind first, each cell its own version;
 - a bad [packages] key is exit 2 at file:line:column.
 """
 
@@ -290,3 +292,55 @@ def test_bad_packages_key_is_exit_2_at_its_position(tmp_path):
     proc = cuparity("list", str(matrix))
     assert proc.returncode == 2
     assert f"{matrix}:4:1: [packages] installs the values of a `packages` axis" in proc.stderr
+
+
+PROGRAM = '''import os
+import sys
+
+import simbind
+
+# The program's own PYTHONPATH names the decoy's folder; the cell's packages folder must come first.
+path = os.environ["PYTHONPATH"].split(":")
+folder = os.path.dirname(os.path.dirname(simbind.__file__))
+if simbind.VERSION == "decoy" or folder not in path or path.index(folder) > path.index(sys.argv[1]):
+    print(f"simbind {simbind.VERSION} from {folder}; PYTHONPATH {path}")
+    sys.exit(3)
+assert simbind.init(0) == 0 and simbind.mem_get_info is not None
+print(f"simbind {simbind.VERSION}")
+'''
+
+PROGRAM_MATRIX = '''[matrix]
+name = "program-axis"
+reference = {{ packages = "simbind==1.0" }}
+[axes]
+packages = ["simbind==1.0", "simbind==2.0"]
+
+[packages]
+find_links = ["{wheels}"]
+cache = "{{matrix_dir}}/cache"
+
+[[program]]
+name = "simbind_program"
+command = ["python3", "{{matrix_dir}}/program.py", "{{matrix_dir}}/decoy"]
+environment = {{ PYTHONPATH = "{{matrix_dir}}/decoy" }}
+timeout_s = 120
+'''
+
+
+def test_a_program_setting_pythonpath_still_finds_the_package_first(project, tmp_path):
+    (tmp_path / "decoy" / "simbind").mkdir(parents=True)
+    (tmp_path / "decoy" / "simbind" / "__init__.py").write_text('VERSION = "decoy"\n',
+                                                                 encoding="utf-8")
+    (tmp_path / "program.py").write_text(PROGRAM, encoding="utf-8")
+    matrix = tmp_path / "program-axis.toml"
+    matrix.write_text(PROGRAM_MATRIX.format(wheels=project / "wheels"), encoding="utf-8")
+    summary, proc = run(matrix, tmp_path / "out")
+    outcomes = {r["cell"]: (r["outcome"], r["message"]) for r in summary["results"]}
+    assert {cell: o for cell, (o, _) in outcomes.items()} == {CELL_1: "pass", CELL_2: "pass"}, (
+        outcomes, summary["problems"])
+    # Each cell imported its own version: 2.0 binds the 32-bit cuMemGetInfo, 1.0 the _v2.
+    changes = [c for c in summary["changes"]["changes"] if c["key"] == "binding.cuMemGetInfo"]
+    assert len(changes) == 1, summary["changes"]
+    assert "cuMemGetInfo_v2" in changes[0]["before"]["symbol"]
+    assert "cuMemGetInfo_v2" not in changes[0]["after"]["symbol"]
+    assert proc.returncode == 0, proc.stdout[-3000:]
