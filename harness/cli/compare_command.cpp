@@ -121,7 +121,9 @@ void add_compare_command(CLI::App &app, action &run) {
                   "(default: those run B recorded in latency.settings, else the built-in ones)");
   cmd->add_option("--known-changes", opt->known_changes,
                   "A known-changes file (docs/verdicts.md#known-changes): outcome changes it lists "
-                  "(key \"outcome\") are reported with their reason and do not fail");
+                  "(key \"outcome\") are reported with their reason and do not fail; binding "
+                  "changes it lists (key \"binding.<function>\", e.g. between two versions of "
+                  "a package) are marked with their reason (binding changes never fail)");
   cmd->add_option("--threshold", opt->threshold,
                   "Relative latency threshold (overrides regression_threshold; default 0.05)")
       ->check(finite_number(0, false, limits::fraction_max));

@@ -91,7 +91,73 @@ void print_suites(const matrix &m) {
   }
 }
 
-/// The cells of a matrix with their environment and expectations, then its cases.
+/// Each [[suite]] and [[program]] as list --json gives it.
+nlohmann::json suites_json(const matrix &m) {
+  nlohmann::json suites = nlohmann::json::array();
+  for (const auto &x : m.suites)
+    suites.push_back({{"name", x.name},
+                      {"kind", x.program ? "program" : "suite"},
+                      {"command", x.command},
+                      {"timeout_s", x.timeout_s}});
+  return suites;
+}
+
+/// The matrix as list --json gives it: cells, selected cases, suites and programs, packages.
+void print_matrix_json(const matrix &m, const std::vector<const case_def *> &selected,
+                       const std::vector<package_environment> &packages) {
+  nlohmann::json cells = nlohmann::json::array();
+  for (const auto &c : m.cells) {
+    nlohmann::json env = nlohmann::json::object();
+    for (const auto &[k, v] : c.env)
+      env[k] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+    cells.push_back(
+        {{"id", c.id}, {"label", c.label}, {"env", env}, {"expectations", c.expectations.size()}});
+  }
+  nlohmann::json cases = nlohmann::json::array();
+  for (auto *c : selected)
+    cases.push_back(c->id);
+  std::cout << nlohmann::json{{"matrix", m.name},
+                              {"cells", cells},
+                              {"cases", cases},
+                              {"suites", suites_json(m)},
+                              {"packages", packages_json(m, packages)}}
+                   .dump(2)
+            << "\n";
+}
+
+/// "    expect binding=nvidia ... [file:line:column]": one [[expect]] rule as a cell has it.
+void print_expectation(const expectation &x) {
+  std::cout << "    expect";
+  if (x.binding)
+    std::cout << " binding=" << *x.binding;
+  if (x.stream0)
+    std::cout << " stream0=" << *x.stream0;
+  if (x.fallback)
+    std::cout << " fallback=" << (*x.fallback ? "true" : "false");
+  for (const auto &w : x.warnings)
+    std::cout << " warning~'" << w << "'";
+  if (x.warning_count)
+    std::cout << " warnings=" << *x.warning_count;
+  for (const auto &a : x.allow)
+    std::cout << " allow(" << a.cases.front() << (a.cases.size() > 1 ? ",..." : "") << ")";
+  std::cout << "  [" << x.where.text() << "]\n";
+}
+
+/// Each cell with its environment and the expectations that apply to it.
+void print_cells(const matrix &m) {
+  std::cout << m.name << ": " << m.description << "\n" << m.cells.size() << " cells:\n";
+  for (const auto &c : m.cells) {
+    std::cout << "  " << c.id << "\n   ";
+    for (const auto &[k, v] : c.env)
+      std::cout << " " << k << "=" << (v ? *v : "<unset>");
+    std::cout << "\n";
+    for (const auto *x : c.expectations)
+      print_expectation(*x);
+  }
+}
+
+/// The cells of a matrix with their environment and expectations, its packages, suites and
+/// programs, then its cases.
 int list_matrix(const list_options &opt) {
   const auto known_probe = [](const std::string &g) {
     return probe_registry::instance().matches_any(g);
@@ -103,59 +169,12 @@ int list_matrix(const list_options &opt) {
   // A suite matrix runs its suites, whose tests exist only once they run: no built-in case.
   auto selected = m->suites.empty() ? case_registry::instance().select(m->cases, m->exclude_cases)
                                     : std::vector<const case_def *>{};
-  nlohmann::json suites = nlohmann::json::array();
-  for (const auto &x : m->suites)
-    suites.push_back({{"name", x.name},
-                      {"kind", x.program ? "program" : "suite"},
-                      {"command", x.command},
-                      {"timeout_s", x.timeout_s}});
   const std::vector<package_environment> packages = located_packages(*m);
   if (opt.json) {
-    nlohmann::json cells = nlohmann::json::array();
-    for (const auto &c : m->cells) {
-      nlohmann::json env = nlohmann::json::object();
-      for (const auto &[k, v] : c.env)
-        env[k] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-      cells.push_back({{"id", c.id},
-                       {"label", c.label},
-                       {"env", env},
-                       {"expectations", c.expectations.size()}});
-    }
-    nlohmann::json cases = nlohmann::json::array();
-    for (auto *c : selected)
-      cases.push_back(c->id);
-    std::cout << nlohmann::json{{"matrix", m->name},
-                                {"cells", cells},
-                                {"cases", cases},
-                                {"suites", suites},
-                                {"packages", packages_json(*m, packages)}}
-                     .dump(2)
-              << "\n";
+    print_matrix_json(*m, selected, packages);
     return exit_code::ok;
   }
-  std::cout << m->name << ": " << m->description << "\n" << m->cells.size() << " cells:\n";
-  for (const auto &c : m->cells) {
-    std::cout << "  " << c.id << "\n   ";
-    for (const auto &[k, v] : c.env)
-      std::cout << " " << k << "=" << (v ? *v : "<unset>");
-    std::cout << "\n";
-    for (const auto *x : c.expectations) {
-      std::cout << "    expect";
-      if (x->binding)
-        std::cout << " binding=" << *x->binding;
-      if (x->stream0)
-        std::cout << " stream0=" << *x->stream0;
-      if (x->fallback)
-        std::cout << " fallback=" << (*x->fallback ? "true" : "false");
-      for (const auto &w : x->warnings)
-        std::cout << " warning~'" << w << "'";
-      if (x->warning_count)
-        std::cout << " warnings=" << *x->warning_count;
-      for (const auto &a : x->allow)
-        std::cout << " allow(" << a.cases.front() << (a.cases.size() > 1 ? ",..." : "") << ")";
-      std::cout << "  [" << x->where.text() << "]\n";
-    }
-  }
+  print_cells(*m);
   print_packages(*m, packages);
   print_suites(*m);
   if (!m->suites.empty())
