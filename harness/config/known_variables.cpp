@@ -134,4 +134,13 @@ std::string closest_known_variable(std::string_view name) {
   return closest_name(name, names);
 }
 
+std::string closest_known_variable_text(std::string_view name) {
+  const std::string closest = closest_known_variable(name);
+  // A misspelling differs in a few letters; naming CUDA_AUTO_BOOST for SIMPKG_PTDSS (12 edits in
+  // 12 letters) would send the reader after a variable nobody meant.
+  if (closest.empty() || 3 * edit_distance(name, closest) > name.size())
+    return "No known variable is spelt like it";
+  return "The known variable closest to it is " + closest;
+}
+
 } // namespace cuparity

@@ -23,6 +23,10 @@ enum class variable_reader { configuration, cuda_driver, fault_shim, simulated_d
 /// what a misspelt NUMBA_CUDA_USE_NVIDA_BINDING was meant to be.
 [[nodiscard]] std::string closest_known_variable(std::string_view name);
 
+/// "The known variable closest to it is X" where X is within a third of `name`'s length in edits
+/// (a plausible misspelling), else "No known variable is spelt like it": for messages.
+[[nodiscard]] std::string closest_known_variable_text(std::string_view name);
+
 /// The name of `among` nearest to `name` by edit distance ("" when `among` is empty).
 [[nodiscard]] std::string closest_name(std::string_view name,
                                        const std::vector<std::string> &among);

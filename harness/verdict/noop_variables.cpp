@@ -88,9 +88,9 @@ std::string noop_text(const matrix &m, const std::string &var, bool captured, st
                    : "have the same effective configuration and ended and observed every case "
                      "alike") +
          " (first: '" + a.id + "' with " + shown_value(a.env.at(var)) + " and '" + b.id +
-         "' with " + shown_value(b.env.at(var)) + "). The known variable closest to it is " +
-         closest_known_variable(var) + "; if it is meant to change nothing, say why in [matrix] " +
-         "inert = { " + var + " = \"...\" }";
+         "' with " + shown_value(b.env.at(var)) + "). " + closest_known_variable_text(var) +
+         "; if it is meant to change nothing, say why in [matrix] " + "inert = { " + var +
+         " = \"...\" }";
 }
 
 const cell &cell_named(const matrix &m, const std::string &id) {
@@ -108,9 +108,10 @@ bool unread_without_pairs(const matrix &m, const record_index &index) {
 std::string unread_text(const matrix &m, const std::string &var) {
   return var + " changed nothing" + written_at(m, var) +
          ": nothing in the run is known to read it, and no two cells that ran differ in it "
-         "alone to show otherwise. The known variable closest to it is " +
-         closest_known_variable(var) + "; if it is meant to change nothing, say why in [matrix] " +
-         "inert = { " + var + " = \"...\" }";
+         "alone to show otherwise. " +
+         closest_known_variable_text(var) +
+         "; if it is meant to change nothing, say why in [matrix] " + "inert = { " + var +
+         " = \"...\" }";
 }
 
 /// Suites and programs: a variable no pair shows their package read, by what each bound and how

@@ -51,6 +51,18 @@ TEST_CASE("no-op rule: a misspelt variable of built-in cases is a problem naming
   CHECK(text.find("inert") != std::string::npos);
 }
 
+TEST_CASE("no-op rule: a variable spelt like no known one is not given a far-off suggestion",
+          "[verdict][noop]") {
+  auto m = load_builtin("far", "[axes]\nMY_TOOL_KNOB = [\"0\", \"1\"]\n");
+  auto c = compare(m, {cell_rec("MY_TOOL_KNOB=0"), cell_rec("MY_TOOL_KNOB=1"),
+                       result("MY_TOOL_KNOB=0", "a.b", outcome::pass),
+                       result("MY_TOOL_KNOB=1", "a.b", outcome::pass)});
+  REQUIRE(kinds(c) == std::vector<std::string>{"no_op_configuration"});
+  const std::string &text = c.problems[0].message;
+  CHECK(text.find("No known variable is spelt like it;") != std::string::npos);
+  CHECK(text.find("closest to it is") == std::string::npos);
+}
+
 TEST_CASE("no-op rule: a variable is read when any pair differing in it alone differs",
           "[verdict][noop]") {
   auto m = load_builtin("read", typo_axis);
