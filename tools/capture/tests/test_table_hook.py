@@ -115,9 +115,8 @@ def test_a_pointer_the_package_reports_wrong_is_named(tmp_path, bins, site):
     assert "own table of 4 functions disagrees with the capture on 1" in ran.stderr
 
 
-# table_findings() (harness/capture/table_check.cpp) joins the audit with one call in
-# harness/capture/map_audit.cpp's audit_entries, which another change owns: strict, so this marker
-# must go when the call is there.
+# table_findings() (harness/capture/table_check.cpp) is called by the audit
+# (harness/capture/map_audit.cpp's audit_entries): a disagreement fails it.
 def test_the_audit_is_clean_when_they_agree_and_fails_naming_table_disagrees(tmp_path, bins, site):
     capture(tmp_path, bins, site, BIND)
     ran, clean = audit(bins, tmp_path)
