@@ -56,4 +56,19 @@ json audit_captured_maps(const std::vector<std::string> &maps, const std::string
   return {{"maps", maps.size()}, {"audited", audited}, {"failed", failed}, {"counts", counts}};
 }
 
+json process_record(const suite_process_result &p, const std::string &tag, std::size_t tests,
+                    json in_flight, json only) {
+  return {{"process", tag},
+          {"pid", p.pid},
+          {"exit_code", p.exit_code},
+          {"signal", p.signal},
+          {"timed_out", p.timed_out},
+          {"oom_kills", p.oom_kills},
+          {"wall_ms", p.wall_ms},
+          {"tests", tests},
+          {"in_flight", std::move(in_flight)},
+          {"only", std::move(only)},
+          {"left", p.left}};
+}
+
 } // namespace cuparity

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "harness/external/suite_evidence.hpp"
+#include "harness/external/suite_process.hpp"
 #include "harness/protocol/records.hpp"
 #include "harness/run/cell_watch.hpp"
 
@@ -28,5 +29,12 @@ void append_captured_cell_record(const cell_runner &r, const cell &c, const std:
 [[nodiscard]] nlohmann::json audit_captured_maps(const std::vector<std::string> &maps,
                                                  const std::string &dir,
                                                  const std::map<std::string, std::string> &env);
+
+/// One process of a suite or program in its suite_end record's `processes[]`: how it ended, how
+/// many tests it reported, the test in flight when it ended abnormally and the tests it was
+/// limited to (null: none), with the pids it left behind.
+[[nodiscard]] nlohmann::json process_record(const suite_process_result &p, const std::string &tag,
+                                            std::size_t tests, nlohmann::json in_flight,
+                                            nlohmann::json only);
 
 } // namespace cuparity

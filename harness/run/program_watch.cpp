@@ -84,20 +84,6 @@ program_try judge(const external_suite &x, const suite_process_result &p, bool b
   return t;
 }
 
-json process_json(const suite_process_result &p, const std::string &tag) {
-  return {{"process", tag},
-          {"pid", p.pid},
-          {"exit_code", p.exit_code},
-          {"signal", p.signal},
-          {"timed_out", p.timed_out},
-          {"oom_kills", p.oom_kills},
-          {"wall_ms", p.wall_ms},
-          {"tests", 1},
-          {"in_flight", nullptr},
-          {"only", nullptr},
-          {"left", p.left}};
-}
-
 /// One case record: the first run's outcome, flaky when a retry ended otherwise.
 json case_json(const cell &c, const external_suite &x, const std::vector<program_try> &tries) {
   const program_try &first = tries.front();
@@ -154,7 +140,7 @@ void program_cell::run(const external_suite &x) {
         .timeout = std::chrono::milliseconds(static_cast<long long>(x.timeout_s * 1000)),
         .program = true};
     suite_process_result p = run_suite_process(spec, m_r.stop);
-    processes.push_back(process_json(p, tag));
+    processes.push_back(process_record(p, tag, 1, nullptr, nullptr));
     return p;
   };
   const suite_process_result first = start("p1");

@@ -212,17 +212,9 @@ suite_process_result suite_cell_run::start(const std::string &tag,
   m_ran_tests = m_ran_tests || !p.progress.tests.empty();
   const auto *in_flight = p.progress.in_flight();
   m_processes.push_back(
-      {{"process", tag},
-       {"pid", p.pid},
-       {"exit_code", p.exit_code},
-       {"signal", p.signal},
-       {"timed_out", p.timed_out},
-       {"oom_kills", p.oom_kills},
-       {"wall_ms", p.wall_ms},
-       {"tests", p.junit ? p.junit->tests.size() : p.progress.tests.size()},
-       {"in_flight", in_flight && p.ended_abnormally() ? json(in_flight->nodeid) : json(nullptr)},
-       {"only", only ? json(*only) : json(nullptr)},
-       {"left", p.left}});
+      process_record(p, tag, p.junit ? p.junit->tests.size() : p.progress.tests.size(),
+                     in_flight && p.ended_abnormally() ? json(in_flight->nodeid) : json(nullptr),
+                     only ? json(*only) : json(nullptr)));
   return p;
 }
 

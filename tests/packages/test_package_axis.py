@@ -32,6 +32,8 @@ from pathlib import Path
 
 import pytest
 
+from external.test_suite_matrix import bin_dir
+
 REPO = Path(__file__).resolve().parents[2]
 
 SIMBIND = '''"""simbind {version}: binds {symbol} by dlsym from the driver NUMBA_CUDA_DRIVER names."""
@@ -86,14 +88,6 @@ reason = "simbind 2.0 binds the CUDA 2.0 ABI (the test's own wheel)"
 CELL_1 = "packages=simbind==1.0"
 CELL_2 = "packages=simbind==2.0"
 CELL_BAD = "packages=simbind==9.9"
-
-
-def bin_dir() -> Path:
-    if os.environ.get("CUPARITY_BIN_DIR"):
-        return Path(os.environ["CUPARITY_BIN_DIR"])
-    if os.environ.get("CUPARITY_BUILD_DIR"):
-        return Path(os.environ["CUPARITY_BUILD_DIR"]) / "bin"
-    return REPO / "build" / "bin"
 
 
 def record_line(path: str, data: bytes) -> str:
