@@ -84,6 +84,9 @@ void add_run_subcommand(CLI::App &app, action &run_action, const std::vector<std
   cmd->add_option("--expect-driver", r->opt.expect_driver,
                   "Refuse to run (exit 3) unless the driver is this version (13000, 13.0) or its "
                   "library path contains it (580.159.04)");
+  cmd->add_option("--suite-root", r->opt.suite_roots,
+                  "NAME=DIR: run suite NAME from this source checkout, over its `root` key "
+                  "(repeatable)");
   cmd->add_option("--case", r->opt.cases, "Only these cases (id, glob or suite; repeatable)");
   cmd->add_option("--baseline", r->baseline,
                   "Expected non-passes (case,cell,outcome lines); overrides matrix.baseline");

@@ -218,6 +218,7 @@ suite_process_result run_suite_process(const suite_process_spec &spec,
   for (const auto &arg : spec.command)
     p.argv.push_back(replace_all(replace_all(arg, "{junit}", r.junit_path), "{out}", spec.dir));
   p.env = suite_environment(spec);
+  p.cwd = spec.cwd;
   (void)adopt_orphans(); // a double-forked daemon of the suite's becomes ours to reap
   const long oom_before = oom_kill_count();
   const auto t0 = steady::now();

@@ -25,6 +25,8 @@ struct suite_process_spec {
   std::vector<std::string> deselect;            ///< pytest node ids not to run again
   std::optional<std::string> only;              ///< run this node id alone
   std::chrono::milliseconds timeout{0};
+  /// The folder it starts in (the suite's root); none: cuparity's own.
+  std::optional<std::string> cwd;
   /// A [[program]]: no pytest plugin on its path and no JUnit file to read.
   bool program = false;
 };

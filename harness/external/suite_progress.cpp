@@ -50,6 +50,7 @@ void apply_progress_event(suite_progress &p, const nlohmann::json &ev) {
     t.ended = true;
     t.outcome = text_of(ev, "outcome");
     t.message = text_of(ev, "message");
+    t.when = text_of(ev, "when");
     if (ev.contains("duration") && ev["duration"].is_number())
       t.duration_s = ev["duration"].get<double>();
   }

@@ -17,6 +17,16 @@ struct suite_test_progress {
   double duration_s = 0;
   double started_unix = 0; ///< when it started, seconds since the epoch (0: not said)
   std::string message;     ///< a skip's reason, a failure's last line
+  std::string when;        ///< a failure's phase: "setup", "call", "teardown" ("": not said)
+
+  /// A failure outside the test's call (a fixture): what JUnit calls an error.
+  [[nodiscard]] bool errored() const {
+    return outcome == "failed" && !when.empty() && when != "call";
+  }
+  /// The message as JUnit would give it: an error's is `failed on setup with "<cause>"`.
+  [[nodiscard]] std::string junit_style_message() const {
+    return errored() ? "failed on " + when + " with \"" + message + "\"" : message;
+  }
 };
 
 /// What one suite process got through. The file is written one line per event while the tests

@@ -1,9 +1,12 @@
 // Reading [[suite]] and [[program]] tables, and what a matrix with them may not also say.
 #include "harness/matrix/external_suites.hpp"
 
+#include "harness/matrix/placeholders.hpp"
 #include "harness/matrix/text.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 
 namespace cuparity::matrix_detail {
 namespace {
@@ -33,7 +36,56 @@ const char *kind_of(const external_suite &x) {
   return x.program ? "program" : "suite";
 }
 
+/// `written` with each {env:NAME} replaced by NAME's value in this process's environment.
+std::string substitute_environment(const key_value &v, std::string written) {
+  const std::string open = "{env:";
+  for (auto at = written.find(open); at != std::string::npos; at = written.find(open, at)) {
+    const auto close = written.find('}', at);
+    const std::string name = written.substr(at + open.size(), close - at - open.size());
+    if (close == std::string::npos || name.empty() || name.find_first_of("{=") != name.npos)
+      v.fail(in_quotes(written.substr(at)) + " is no {env:NAME} placeholder");
+    const char *value = std::getenv(name.c_str());
+    if (!value || !*value)
+      v.fail("{env:" + name + "}: the variable " + name + " is " + (value ? "empty" : "unset") +
+             " in cuparity's environment (set it to the project's source checkout)");
+    written.replace(at, close + 1 - at, value);
+    at += std::string_view(value).size();
+  }
+  return written;
+}
+
+/// Why `dir` cannot be a suite's root, or nullopt.
+std::optional<std::string> not_a_folder(const std::filesystem::path &dir) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(dir, ec))
+    return std::nullopt;
+  return in_quotes(dir.string()) +
+         (std::filesystem::exists(dir, ec) ? " is not a folder" : " does not exist");
+}
+
 } // namespace
+
+void set_suite_root(external_suite &x, const key_value &v) {
+  namespace fs = std::filesystem;
+  const std::string written = v.get<std::string>();
+  std::string probe = written;
+  for (auto at = probe.find("{env:"); at != std::string::npos; at = probe.find("{env:")) {
+    const auto close = probe.find('}', at);
+    probe.erase(at, close == std::string::npos ? 5 : close + 1 - at);
+  }
+  if (auto p = unknown_placeholder(probe))
+    v.fail("unknown placeholder " + *p + " (known: {bin}, {matrix_dir}, {env:NAME})");
+  fs::path dir =
+      substitute_environment(v, substitute_placeholders(written, v.context().reader.dir()));
+  if (dir.empty())
+    v.fail("is empty");
+  if (dir.is_relative())
+    dir = fs::path(v.context().reader.dir()) / dir;
+  dir = dir.lexically_normal();
+  if (auto why = not_a_folder(dir))
+    v.fail("the suite's root " + *why);
+  x.root = dir.string();
+}
 
 void read_suites(const read_context &ctx, const document_sections &s, matrix &m) {
   if (s.suite.empty() && s.program.empty())
@@ -84,3 +136,34 @@ name_check with_suite_cases(const matrix &m, const name_check &known) {
 }
 
 } // namespace cuparity::matrix_detail
+
+namespace cuparity {
+
+std::optional<std::string> apply_suite_roots(matrix &m,
+                                             const std::vector<std::string> &assignments) {
+  namespace fs = std::filesystem;
+  for (const auto &a : assignments) {
+    const std::string option = "--suite-root " + matrix_detail::in_quotes(a) + ": ";
+    const auto eq = a.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == a.size())
+      return option + "expected NAME=DIR (a [[suite]]'s name and its source checkout)";
+    const std::string name = a.substr(0, eq);
+    auto it = std::find_if(m.suites.begin(), m.suites.end(),
+                           [&](const external_suite &x) { return x.name == name && !x.program; });
+    if (it == m.suites.end()) {
+      std::string names;
+      for (const auto &x : m.suites)
+        if (!x.program)
+          names += (names.empty() ? "" : ", ") + x.name;
+      return option + "no [[suite]] named " + matrix_detail::in_quotes(name) + " in " + m.path +
+             " (its suites: " + (names.empty() ? "none" : names) + ")";
+    }
+    const fs::path dir = fs::absolute(a.substr(eq + 1)).lexically_normal();
+    if (auto why = matrix_detail::not_a_folder(dir))
+      return option + "the suite's root " + *why;
+    it->root = dir.string();
+  }
+  return std::nullopt;
+}
+
+} // namespace cuparity

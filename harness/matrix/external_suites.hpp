@@ -11,6 +11,13 @@ namespace cuparity::matrix_detail {
 /// matrix_error at the offending key.
 void read_suites(const read_context &ctx, const document_sections &s, matrix &m);
 
+/// suite.root: the folder a suite's processes start in. {matrix_dir} and {bin} are substituted,
+/// and {env:NAME} by NAME's value in cuparity's own environment (where a checkout lies differs
+/// from host to host: the GPU machine's copy, a developer's clone). A relative folder is the
+/// matrix's folder's; it must exist. Throws matrix_error at the value: an unset or empty variable
+/// names it, a missing folder names the folder.
+void set_suite_root(external_suite &x, const key_value &v);
+
 /// After the cells are expanded: a suite's or program's environment may not set a variable of the
 /// cells.
 void check_suite_environments(const toml_reader &r, const document_sections &s, const matrix &m);
@@ -20,3 +27,13 @@ void check_suite_environments(const toml_reader &r, const document_sections &s, 
 [[nodiscard]] name_check with_suite_cases(const matrix &m, const name_check &known);
 
 } // namespace cuparity::matrix_detail
+
+namespace cuparity {
+
+/// `cuparity run --suite-root NAME=DIR` (each given once or more, the last one wins): the root of
+/// suite NAME, over its `root` key. Returns why one cannot be applied ("--suite-root 'x=/d': no
+/// [[suite]] named 'x' in m.toml (its suites: a, b)", a DIR that is no folder), else nullopt.
+[[nodiscard]] std::optional<std::string>
+apply_suite_roots(matrix &m, const std::vector<std::string> &assignments);
+
+} // namespace cuparity

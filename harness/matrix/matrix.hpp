@@ -123,6 +123,10 @@ struct external_suite {
   /// Variables the suite's processes get besides the cell's ({bin}, {matrix_dir} substituted):
   /// what the suite needs to run at all (a PYTHONPATH), never a matrix variable.
   std::map<std::string, std::string> environment;
+  /// The project's source checkout its processes start in (its conftest.py, pytest.ini, test
+  /// data), as its own CI runs it: {matrix_dir}, {bin} and {env:NAME} substituted at load, made
+  /// absolute, an existing folder. None: they start where cuparity was started.
+  std::optional<std::string> root;
   double timeout_s = 1800; ///< one process of the suite; a test running then is its timeout
   int jobs = 1;            ///< processes the suite runs itself: cells run -j / jobs at once
   int retries = 2;         ///< tries after the first of a test that did not pass or skip

@@ -2,6 +2,7 @@
 // Adding a key is one row here plus its consumer.
 #include "harness/matrix/matrix_keys.hpp"
 
+#include "harness/matrix/external_suites.hpp"
 #include "harness/matrix/flakes.hpp"
 #include "harness/matrix/known_changes.hpp"
 #include "harness/matrix/limits.hpp"
@@ -462,6 +463,9 @@ const key_table<external_suite> &suite_keys() {
            "where the command writes its JUnit XML (default: {out}/junit.xml)"},
           {"environment", table(), set_suite_environment,
            "VARIABLE = value: set for the suite's processes besides the cell's variables"},
+          {"root", text(), set_suite_root,
+           "the project's source checkout its processes start in (conftest.py, pytest.ini); "
+           "{env:NAME}: a variable of cuparity's environment (--suite-root NAME=DIR overrides)"},
           {"timeout_s", number_in(1, limits::duration_max_s), assign<&x::timeout_s>,
            "seconds one process of the suite may run (default: 1800)"},
           {"jobs", integer_in(1, limits::jobs_max), assign<&x::jobs>,

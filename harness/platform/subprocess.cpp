@@ -98,6 +98,8 @@ pid_t spawn(const process_spec &spec, const child_fds &fds) {
   posix_spawn_file_actions_adddup2(&actions, fds.err, 2);
   if (fds.events >= 0)
     posix_spawn_file_actions_adddup2(&actions, fds.events, 3);
+  if (spec.cwd) // glibc 2.29+; a folder that cannot be entered fails the spawn (ENOENT, EACCES)
+    posix_spawn_file_actions_addchdir_np(&actions, spec.cwd->c_str());
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);

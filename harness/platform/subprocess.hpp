@@ -25,6 +25,8 @@ struct process_spec {
   /// parent_pid_variable: always this process's pid, for the child's die_with_parent().
   std::map<std::string, std::string> env;
   std::optional<std::chrono::milliseconds> timeout;
+  /// The folder the child starts in; none: this process's.
+  std::optional<std::string> cwd;
 };
 
 /// Every child starts in a process group of its own and, if it calls die_with_parent()

@@ -4,6 +4,7 @@
 #include "harness/config/env_vars.hpp"
 #include "harness/io/input_file.hpp"
 #include "harness/latency/latency_phase.hpp"
+#include "harness/matrix/external_suites.hpp"
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/protocol/records.hpp"
 #include "harness/protocol/results.hpp"
@@ -401,9 +402,13 @@ int run_loaded(const run_options &opt, const matrix &m) {
 } // namespace
 
 int run_matrix(const run_options &opt) {
-  const auto loaded = load_known_matrix(opt.matrix_path, "run");
+  auto loaded = load_known_matrix(opt.matrix_path, "run");
   if (!loaded)
     return exit_code::bad_input;
+  if (auto why = apply_suite_roots(*loaded, opt.suite_roots)) {
+    std::cerr << "cuparity run: " << *why << "\n";
+    return exit_code::bad_input;
+  }
   try {
     return run_loaded(opt, *loaded);
   } catch (const run_stop &stop) {

@@ -24,6 +24,8 @@ struct run_options {
   std::vector<std::string> cases; ///< narrows the matrix's case selection
   std::vector<std::string> cells; ///< only these cells (ids); empty = all
   bool gpus_from_ctest = false;   ///< take the GPU from CTest's resource allocation
+  /// --suite-root NAME=DIR (repeatable): a suite's root, over its `root` key.
+  std::vector<std::string> suite_roots;
   std::optional<std::string> baseline;
   std::optional<std::string> write_baseline;
   bool latency = true;                         ///< run the latency phase when the matrix enables it

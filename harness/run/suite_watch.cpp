@@ -50,11 +50,12 @@ outcome outcome_of_junit(junit_outcome o) {
   return outcome::error;
 }
 
-outcome outcome_of_progress(const std::string &o) {
-  return o == "passed"    ? outcome::pass
-         : o == "skipped" ? outcome::not_supported
-         : o == "failed"  ? outcome::fail
-                          : outcome::error;
+outcome outcome_of_progress(const suite_test_progress &t) {
+  return t.outcome == "passed"    ? outcome::pass
+         : t.outcome == "skipped" ? outcome::not_supported
+         : t.errored()            ? outcome::error
+         : t.outcome == "failed"  ? outcome::fail
+                                  : outcome::error;
 }
 
 /// The first line of a failure's message attribute, else of its text: pytest puts the whole
@@ -73,6 +74,19 @@ std::string junit_message(const junit_test &t, const std::string &junit_path) {
   return "duplicate test id in " + fs::path(junit_path).filename().string() + ": " +
          std::to_string(t.duplicates.size()) + " <testcase> elements (" + each +
          "), the gravest stands" + (first.empty() ? "" : ": " + first);
+}
+
+/// A try from a JUnit test. An error's message is the plugin's where it said one: JUnit's is the
+/// first line of a report, and a report without a crash line (a fixture pytest cannot find) starts
+/// with the test's file and line ("failed on setup with "file t.py, line 13"), which names
+/// neither the cause nor is the same for two tests that hit the same one.
+test_try junit_try(const junit_test &t, const suite_test_progress *seen, const std::string &path,
+                   const std::string &tag) {
+  std::string message = junit_message(t, path);
+  if (t.outcome == junit_outcome::errored && t.duplicates.empty() && seen && seen->ended &&
+      seen->errored() && !seen->message.empty())
+    message = seen->junit_style_message();
+  return {outcome_of_junit(t.outcome), message, t.time_s, tag};
 }
 
 class suite_cell_run {
@@ -203,7 +217,8 @@ suite_process_result suite_cell_run::start(const std::string &tag,
                           suite_environment_of(m_r.m, m_cell, m_x.environment),
                           {},
                           only,
-                          std::chrono::milliseconds(static_cast<long long>(m_x.timeout_s * 1000))};
+                          std::chrono::milliseconds(static_cast<long long>(m_x.timeout_s * 1000)),
+                          m_x.root};
   if (!only)
     for (const auto &t : m_tests)
       spec.deselect.push_back(t.nodeid);
@@ -225,14 +240,14 @@ void suite_cell_run::take_tests(const suite_process_result &p, const std::string
     for (const auto &t : p.junit->tests) {
       const suite_test_progress *seen = p.progress.find_junit(t.classname, t.name);
       add_try(seen ? seen->nodeid : t.classname + "::" + t.name, t.classname, t.name,
-              {outcome_of_junit(t.outcome), junit_message(t, p.junit_path), t.time_s, tag});
+              junit_try(t, seen, p.junit_path, tag));
     }
     return;
   }
   for (const auto &t : p.progress.tests)
     if (t.ended)
       add_try(t.nodeid, t.classname, t.name,
-              {outcome_of_progress(t.outcome), t.message, t.duration_s, tag});
+              {outcome_of_progress(t), t.junit_style_message(), t.duration_s, tag});
 }
 
 suite_test &suite_cell_run::add_try(const std::string &nodeid, const std::string &classname,
@@ -266,7 +281,7 @@ test_try suite_cell_run::rerun_try(const suite_process_result &p, const suite_te
   if (p.junit)
     for (const auto &j : p.junit->tests)
       if (j.classname == t.classname && j.name == t.name)
-        return {outcome_of_junit(j.outcome), junit_message(j, p.junit_path), j.time_s, tag};
+        return junit_try(j, p.progress.find_junit(j.classname, j.name), p.junit_path, tag);
   if (const suite_test_progress *f = p.progress.in_flight(); f && p.ended_abnormally())
     return {p.timed_out ? outcome::timeout : outcome::crash,
             "the suite's process " + p.how_it_ended() + " during this test", p.in_flight_s(), tag};

@@ -5,4 +5,5 @@ and the variables the cell sets; collected by the repository's own pytest run it
 system driver and fail, so it is left to the matrices.
 """
 
-collect_ignore = ["simpkg_tests", "simpkg"]
+# simpkg_root and simpkg_wheel: the "source tree" folders simpkg's packaged tests run from.
+collect_ignore = ["simpkg_tests", "simpkg", "simpkg_root", "simpkg_wheel"]

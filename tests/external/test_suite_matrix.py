@@ -42,8 +42,9 @@ def bin_dir() -> Path:
     return REPO / "build" / "bin"
 
 
-def run_matrix(matrix: str, out: Path, *extra: str) -> dict:
-    """`cuparity --driver sim run` of a matrix here; its summary.json, checked against the exit."""
+def run_matrix(matrix: str, out: Path, *extra: str, env_extra: dict | None = None) -> dict:
+    """`cuparity --driver sim run` of a matrix here; its summary.json, checked against the exit.
+    env_extra: variables given to cuparity besides this shell's (a suite root's {env:NAME})."""
     cuparity = bin_dir() / "cuparity"
     driver = bin_dir() / "libcuparity_simdriver.so"
     if not cuparity.is_file() or not driver.is_file():
@@ -54,6 +55,7 @@ def run_matrix(matrix: str, out: Path, *extra: str) -> dict:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("SIMPKG_", "CUPARITY_SUITE_", "NUMBA_CUDA_", "CUDA_PYTHON_",
                                 "PYTEST_"))}
+    env.update(env_extra or {})
     proc = subprocess.run([str(cuparity), "--driver", "sim", "run", str(HERE / matrix),
                            "--out", str(out), "-j", "2", *extra],
                           env=env, capture_output=True, text=True, timeout=180)

@@ -305,6 +305,7 @@ const std::map<std::string, std::map<std::string, std::string>> samples{
       {"command", "[\"x\", \"--junitxml={junit}\", \"{matrix_dir}/t\"]"},
       {"junit", "\"{out}/j.xml\""},
       {"environment", "{ PYTHONPATH = \"{matrix_dir}\" }"},
+      {"root", "\"{matrix_dir}\""},
       {"timeout_s", "60"},
       {"jobs", "2"},
       {"retries", "1"},

@@ -11,9 +11,11 @@ variable; with none of them set it registers nothing and the suite runs as if it
     {"event": "start", "nodeid", "classname", "name", "time"}   a test begins (classname and
                                                   name as --junitxml writes them, so the two
                                                   files join; time: seconds since the epoch)
-    {"event": "end", "nodeid", "outcome", "duration", "message"}   it ended: passed, failed or
-                                                  skipped, its phases' seconds summed, and a
-                                                  skip's reason or a failure's one-line cause
+    {"event": "end", "nodeid", "outcome", "duration", "message", "when"}   it ended: passed,
+                                                  failed or skipped, its phases' seconds summed,
+                                                  a skip's reason or a failure's one-line cause,
+                                                  and for a failure the phase it failed in
+                                                  ("setup", "call", "teardown")
   Each line is one write and one flush: a killed process loses nothing it had written, since the
   page cache outlives it (no fsync: the machine is not expected to crash, only the process).
 - CUPARITY_SUITE_DESELECT=<file>: node ids, one a line, deselected (the tests a crashed process
@@ -109,6 +111,12 @@ def one_line_cause(report) -> str:
     if message:
         return message.splitlines()[0]
     text = str(longrepr or "").strip()
+    # No crash line (a fixture pytest cannot find: its report is the test's source with the error
+    # on an "E " line, then the file and line): the first "E " line says what went wrong, and says
+    # it identically for every test that hit it, which the runner's environment rule relies on.
+    for line in text.splitlines():
+        if line.startswith("E "):
+            return line[2:].strip()
     return text.splitlines()[-1] if text else ""
 
 
@@ -135,6 +143,7 @@ class SuiteObserver:
         self.outcomes: dict[str, str] = {}
         self.durations: dict[str, float] = {}
         self.messages: dict[str, str] = {}
+        self.phases: dict[str, str] = {}  # where a failed test first failed
 
     def emit(self, record: dict) -> None:
         if self.progress is None:
@@ -186,6 +195,7 @@ class SuiteObserver:
         if report.failed:
             if current != "failed":
                 self.messages[report.nodeid] = one_line_cause(report)
+                self.phases[report.nodeid] = report.when
             self.outcomes[report.nodeid] = "failed"
         elif report.skipped and current != "failed":
             self.outcomes[report.nodeid] = "skipped"
@@ -194,9 +204,12 @@ class SuiteObserver:
     def pytest_runtest_logfinish(self, nodeid: str, location) -> None:
         # The message and duration matter when the process is killed later: its JUnit file is then
         # never written, and these lines are all the runner has of the tests it finished.
-        self.emit({"event": "end", "nodeid": nodeid, "outcome": self.outcomes.pop(nodeid, "passed"),
-                   "duration": round(self.durations.pop(nodeid, 0.0), 6),
-                   "message": self.messages.pop(nodeid, "")})
+        record = {"event": "end", "nodeid": nodeid, "outcome": self.outcomes.pop(nodeid, "passed"),
+                  "duration": round(self.durations.pop(nodeid, 0.0), 6),
+                  "message": self.messages.pop(nodeid, "")}
+        if nodeid in self.phases:  # a failure in setup or teardown is what JUnit calls an error
+            record["when"] = self.phases.pop(nodeid)
+        self.emit(record)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.progress is not None:

@@ -366,3 +366,30 @@ def test_fail():
                 for tc in ET.parse(junit).getroot().iter("testcase") for child in tc}
     assert messages["test_skip"] == "no GPU here"
     assert messages["test_fail"].startswith("AssertionError: one is not two")
+
+
+def test_a_fixture_not_found_is_named_the_same_for_every_test(pytester, monkeypatch):
+    """A report with no crash line (a fixture pytest cannot find) is the test's source with the
+    cause on an "E " line: that line is the message, identical for each test that hit it (the
+    runner's environment rule compares them), and its phase says it is an error, not a failure."""
+    make_suite(pytester, {"test_fix.py": """
+import pytest
+
+def test_a(absent):
+    pass
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_b(absent, k):
+    pass
+
+def test_c():
+    assert False, "in the call"
+"""})
+    progress = pytester.path / "progress.jsonl"
+    monkeypatch.setenv("CUPARITY_SUITE_PROGRESS", str(progress))
+    pytester.runpytest("-p", "cuparity_pytest").assert_outcomes(errors=3, failed=1)
+    ends = {e["nodeid"]: e for e in read_progress(progress) if e["event"] == "end"}
+    for nodeid in ("test_fix.py::test_a", "test_fix.py::test_b[1]", "test_fix.py::test_b[2]"):
+        assert ends[nodeid]["message"] == "fixture 'absent' not found", ends[nodeid]
+        assert (ends[nodeid]["outcome"], ends[nodeid]["when"]) == ("failed", "setup")
+    assert ends["test_fix.py::test_c"]["when"] == "call"
