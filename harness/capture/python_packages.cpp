@@ -3,10 +3,15 @@
 // without running Python in the captured process.
 #include "harness/capture/python_packages.hpp"
 
+#include <cerrno>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <set>
+#include <string_view>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace cuparity {
 namespace {
@@ -26,9 +31,9 @@ std::pair<std::string, std::string> split_site(const std::string &path) {
 }
 
 /// The first CSV field of a RECORD line (a path with a comma is quoted, "" doubling a quote).
-std::string first_field(const std::string &line) {
+std::string first_field(std::string_view line) {
   if (line.empty() || line[0] != '"')
-    return line.substr(0, line.find(','));
+    return std::string(line.substr(0, line.find(',')));
   std::string out;
   for (std::size_t i = 1; i < line.size(); ++i) {
     if (line[i] == '"') {
@@ -42,6 +47,39 @@ std::string first_field(const std::string &line) {
     out += line[i];
   }
   return out;
+}
+
+/// Whether lexically_normal could change `rel`: a "." or ".." component, an empty one, or a
+/// trailing separator. Wheels write normal paths, so the slow normalisation is the rare case.
+bool maybe_unnormal(std::string_view rel) {
+  return rel.empty() || rel == "." || rel == ".." || rel.front() == '/' || rel.back() == '/' ||
+         rel.starts_with("./") || rel.starts_with("../") || rel.ends_with("/.") ||
+         rel.ends_with("/..") || rel.find("//") != rel.npos || rel.find("/./") != rel.npos ||
+         rel.find("/../") != rel.npos;
+}
+
+/// A RECORD whole, in one read ("" when unreadable): a torch wheel's lists some 20,000 files.
+std::string read_record_text(const fs::path &file) {
+  std::string text;
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (fd < 0)
+    return text;
+  if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+    text.resize(static_cast<std::size_t>(st.st_size));
+    std::size_t got = 0;
+    while (got < text.size()) {
+      const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      got += static_cast<std::size_t>(n);
+    }
+    text.resize(got);
+  }
+  ::close(fd);
+  return text;
 }
 
 distribution read_metadata(const fs::path &dist_info) {
@@ -59,24 +97,56 @@ distribution read_metadata(const fs::path &dist_info) {
   return d;
 }
 
+/// The first component of a relative path ("numpy" of "numpy/core/x.so").
+std::string_view top_of(std::string_view rel) {
+  return rel.substr(0, rel.find('/'));
+}
+
+/// Whether the RECORD path `rel` (its first field as written) may name one of `wanted`, whose top
+/// folders are `tops`: a line of another top folder is passed over at the cost of one compare,
+/// unless it is quoted or may climb out of its folder ("..", absolute), which the slow path reads.
+bool may_be_wanted(std::string_view rel, const std::set<std::string, std::less<>> &tops) {
+  if (rel.empty())
+    return false;
+  if (rel[0] == '"' || rel[0] == '.' || rel[0] == '/' || rel.find("/..") != rel.npos)
+    return true;
+  return tops.contains(top_of(rel));
+}
+
 /// Finds the owners of `wanted` (relative paths) among the distributions of one site folder.
-void scan_site(const std::string &site, const std::set<std::string> &wanted,
+/// Every RECORD of the folder is read (a site folder with PyTorch and CuPy holds over 100,000
+/// lines), so a line costs a compare of its top folder with those wanted, no allocation: the
+/// field is taken as written unless it is quoted or not a normal path.
+void scan_site(const std::string &site, const std::set<std::string, std::less<>> &wanted,
                std::map<std::string, distribution> &owners) {
+  std::set<std::string, std::less<>> tops;
+  for (const auto &rel : wanted)
+    tops.emplace(top_of(rel));
   std::error_code ec;
   for (const auto &entry : fs::directory_iterator(site, ec)) {
     const fs::path p = entry.path();
     if (p.extension() != ".dist-info")
       continue;
-    std::ifstream record(p / "RECORD");
-    std::string line;
+    const std::string record = read_record_text(p / "RECORD");
     std::optional<distribution> d;
-    while (std::getline(record, line)) {
-      const std::string rel = fs::path(first_field(line)).lexically_normal().string();
-      if (!wanted.count(rel))
+    for (std::size_t at = 0; at < record.size();) {
+      const std::size_t end = std::min(record.find('\n', at), record.size());
+      const std::string_view line(record.data() + at, end - at);
+      at = end + 1;
+      std::string_view rel = line.substr(0, line.find(','));
+      if (!may_be_wanted(rel, tops))
+        continue;
+      std::string unquoted;
+      if (!line.empty() && (line[0] == '"' || maybe_unnormal(rel))) {
+        unquoted = fs::path(first_field(line)).lexically_normal().string();
+        rel = unquoted;
+      }
+      const auto it = wanted.find(rel);
+      if (it == wanted.end())
         continue;
       if (!d)
         d = read_metadata(p);
-      owners[rel] = *d;
+      owners[*it] = *d;
     }
   }
 }
@@ -84,7 +154,7 @@ void scan_site(const std::string &site, const std::set<std::string> &wanted,
 } // namespace
 
 std::map<std::string, distribution> owning_distributions(const std::vector<std::string> &paths) {
-  std::map<std::string, std::set<std::string>> wanted; // site -> relative paths
+  std::map<std::string, std::set<std::string, std::less<>>> wanted; // site -> relative paths
   std::map<std::string, std::pair<std::string, std::string>> where;
   for (const auto &path : paths) {
     auto [site, rel] = split_site(fs::path(path).lexically_normal().string());

@@ -3,6 +3,7 @@
 #include "backends/internal/suffix_rules.hpp"
 #include "harness/capture/capture_map.hpp"
 #include "harness/capture/map_audit.hpp"
+#include "harness/capture/python_packages.hpp"
 #include "harness/driver/entry.hpp"
 #include "test_support.hpp"
 
@@ -985,4 +986,40 @@ TEST_CASE("whole API: cuda.bindings' own table is checked against the capture by
   for (const auto &n : unread.notes)
     noted = noted || n.find("no_table") != std::string::npos;
   CHECK(noted);
+}
+
+TEST_CASE("capture: a loaded object's distribution is found in RECORDs as pip writes them",
+          "[capture]") {
+  // The fast path compares a line's path as written; quoted paths, "." and ".." components and
+  // another top folder's lines must still be read as the slow normalisation reads them.
+  const fs::path site = scratch("owners/lib/python3.12/site-packages");
+  fs::remove_all(site);
+  for (const char *d : {"numpy-1.26.4.dist-info", "other-1.0.dist-info", "comma-2.0.dist-info",
+                        "climb-3.0.dist-info", "nometa-4.5.dist-info"})
+    fs::create_directories(site / d);
+  std::ofstream(site / "numpy-1.26.4.dist-info/METADATA") << "Name: numpy\nVersion: 1.26.4\n\n";
+  std::ofstream(site / "numpy-1.26.4.dist-info/RECORD")
+      << "numpy/__init__.py,sha256=x,1\r\nnumpy/./core/_multiarray.so,sha256=y,2\r\n";
+  std::ofstream(site / "other-1.0.dist-info/METADATA") << "Name: other\nVersion: 1.0\n\n";
+  std::ofstream(site / "other-1.0.dist-info/RECORD") << "other/core/_multiarray.so,,\n";
+  std::ofstream(site / "comma-2.0.dist-info/METADATA") << "Name: comma\nVersion: 2.0\n\n";
+  std::ofstream(site / "comma-2.0.dist-info/RECORD") << "\"we,ird/\"\"q\"\".so\",sha256=z,3\n";
+  std::ofstream(site / "climb-3.0.dist-info/METADATA") << "Name: climb\nVersion: 3.0\n\n";
+  std::ofstream(site / "climb-3.0.dist-info/RECORD") << "elsewhere/../climb_lib/libc.so,,\n";
+  std::ofstream(site / "nometa-4.5.dist-info/RECORD") << "nometa.so,,\n";
+  const std::string s = site.string();
+  const auto owners = owning_distributions(
+      {s + "/numpy/core/_multiarray.so", s + "/other/core/_multiarray.so", s + "/we,ird/\"q\".so",
+       s + "/climb_lib/libc.so", s + "/nometa.so", s + "/numpy/unlisted.so", "/usr/lib/libc.so.6"});
+  const auto owner = [&](const std::string &rel) {
+    const auto it = owners.find(s + "/" + rel);
+    return it == owners.end() ? std::string("none") : it->second.name + " " + it->second.version;
+  };
+  CHECK(owner("numpy/core/_multiarray.so") == "numpy 1.26.4");
+  CHECK(owner("other/core/_multiarray.so") == "other 1.0");
+  CHECK(owner("we,ird/\"q\".so") == "comma 2.0");
+  CHECK(owner("climb_lib/libc.so") == "climb 3.0");
+  CHECK(owner("nometa.so") == "nometa "); // no METADATA: the name from the folder, no version
+  CHECK(owner("numpy/unlisted.so") == "none");
+  CHECK(owners.size() == 5);
 }
