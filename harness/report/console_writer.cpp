@@ -85,6 +85,30 @@ void print_findings(std::ostream &out, const comparison &c) {
     }
 }
 
+/// Suites and programs: one line per (cell, suite), what it collected, recorded and cost.
+void print_suites(std::ostream &out, const comparison &c) {
+  if (!c.suites)
+    return;
+  for (const auto &s : *c.suites) {
+    out << (s.program ? "PROGRAM " : "SUITE ") << terminal_text(s.suite)
+        << " cell=" << terminal_text(s.cell);
+    if (s.error) {
+      out << " could not run (its cell_error above)\n";
+      continue;
+    }
+    out << " collected " << (s.collected ? std::to_string(*s.collected) : "?") << ", recorded "
+        << s.tests << ", " << s.process_count << (s.process_count == 1 ? " process" : " processes");
+    if (s.environment)
+      out << "; environment broken (" << s.environment->count << " alike"
+          << (s.environment->stopped ? ", " + std::to_string(s.environment->not_run) + " not run"
+                                     : "")
+          << ")";
+    if (s.budget)
+      out << "; failure budget stopped it (" << s.budget->not_run << " not run)";
+    out << "\n";
+  }
+}
+
 /// Changes against the reference: the first 40 in full, then how many more (summary.json has all).
 /// With fail_on_change those no known change accepts are problems too, and the PROBLEM lines say
 /// so; known ones say why they are known.
@@ -173,6 +197,7 @@ void console_writer::write(const run_outputs &run) {
     any_fallback =
         print_cell_row(m_out, mc, static_cast<int>(width), cells, run.verdict) || any_fallback;
   print_groups(m_out, run.verdict, any_fallback);
+  print_suites(m_out, run.verdict);
   print_findings(m_out, run.verdict);
   if (run.facts.latency.is_object())
     print_latency(m_out, run.m, run.facts.latency);

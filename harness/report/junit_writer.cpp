@@ -65,9 +65,10 @@ xml_element properties(const cell &mc, const nlohmann::json &cell_record) {
   return props;
 }
 
-/// One case of one cell: a failure when a problem names it, skipped when not supported.
+/// One case of one cell: a failure when a problem names it, skipped when not supported or set
+/// aside (its suite's environment was broken in the cell: the `environment` problem fails the run).
 xml_element case_testcase(const std::string &case_id, const nlohmann::json &rec,
-                          const std::string *problems, totals &t) {
+                          const std::string *problems, bool set_aside, totals &t) {
   const double ms = rec.value("duration_ms", 0.0);
   const std::string o = rec.value("outcome", "error");
   xml_element tc("testcase");
@@ -78,9 +79,13 @@ xml_element case_testcase(const std::string &case_id, const nlohmann::json &rec,
   if (problems) {
     ++t.failures;
     tc.add(failure(o, problems->substr(0, message_chars), *problems));
-  } else if (o == "not_supported") {
+  } else if (o == "not_supported" || set_aside) {
     ++t.skipped;
-    tc.add(xml_element("skipped")).attribute("message", rec.value("message", "")).self_closing();
+    const std::string why = set_aside ? "not run as written (its suite's environment is broken in "
+                                        "this cell): " +
+                                            rec.value("message", "")
+                                      : rec.value("message", "");
+    tc.add(xml_element("skipped")).attribute("message", why).self_closing();
   }
   return tc;
 }
@@ -88,7 +93,8 @@ xml_element case_testcase(const std::string &case_id, const nlohmann::json &rec,
 /// The suite of a started cell; the pairs shown as failures are added to `reported`.
 xml_element cell_suite(const cell &mc, const cell_view &view,
                        const std::map<case_key, std::string> &failures,
-                       std::set<case_key> &reported, totals &all) {
+                       const std::set<case_key> &set_aside, std::set<case_key> &reported,
+                       totals &all) {
   totals t;
   double seconds = 0;
   std::vector<xml_element> cases;
@@ -97,7 +103,8 @@ xml_element cell_suite(const cell &mc, const cell_view &view,
     auto fit = failures.find({mc.id, case_id});
     if (fit != failures.end())
       reported.insert(fit->first);
-    cases.push_back(case_testcase(case_id, rec, fit == failures.end() ? nullptr : &fit->second, t));
+    cases.push_back(case_testcase(case_id, rec, fit == failures.end() ? nullptr : &fit->second,
+                                  set_aside.count({mc.id, case_id}) > 0, t));
   }
   all.add(t);
   xml_element suite = testsuite(mc.id, t);
@@ -204,7 +211,7 @@ std::string junit_xml(const matrix &m, const std::vector<nlohmann::json> &record
   std::vector<xml_element> suites;
   for (const auto &mc : m.cells)
     if (auto it = cells.find(mc.id); it != cells.end())
-      suites.push_back(cell_suite(mc, it->second, failures, reported, all));
+      suites.push_back(cell_suite(mc, it->second, failures, c.set_aside, reported, all));
   if (!c.divergences.empty())
     suites.push_back(failing_suite("equivalence", divergence_testcases(c), all));
   if (auto unattached = unattached_testcases(c, reported); !unattached.empty())

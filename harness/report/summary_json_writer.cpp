@@ -130,6 +130,37 @@ json variables_section(const comparison &c) {
   return out;
 }
 
+/// Suites and programs: per (cell, suite), what its end recorded (docs/formats.md); null for a
+/// matrix of built-in cases.
+json suites_section(const comparison &c) {
+  if (!c.suites)
+    return nullptr;
+  json out = json::array();
+  for (const auto &s : *c.suites) {
+    json environment = nullptr, budget = nullptr;
+    if (s.environment)
+      environment = {{"message", s.environment->message},
+                     {"count", s.environment->count},
+                     {"stopped", s.environment->stopped},
+                     {"not_run", s.environment->not_run}};
+    if (s.budget)
+      budget = {{"max_fails", s.budget->max_fails},
+                {"failures", s.budget->failures},
+                {"not_run", s.budget->not_run}};
+    out.push_back({{"cell", s.cell},
+                   {"suite", s.suite},
+                   {"program", s.program},
+                   {"error", s.error ? json(*s.error) : json(nullptr)},
+                   {"collected", s.collected ? json(*s.collected) : json(nullptr)},
+                   {"tests", s.tests},
+                   {"process_count", s.process_count},
+                   {"wall_ms", s.wall_ms ? json(*s.wall_ms) : json(nullptr)},
+                   {"environment", environment},
+                   {"budget", budget}});
+  }
+  return out;
+}
+
 json problems_section(const comparison &c) {
   json out = json::array();
   for (const auto &p : c.problems)
@@ -183,6 +214,7 @@ nlohmann::json make_summary(const matrix &m, const std::vector<nlohmann::json> &
           {"divergences", divergences_section(c)},
           {"problems", problems_section(c)},
           {"variables", variables_section(c)},
+          {"suites", suites_section(c)},
           {"changes", changes_section(m, c)},
           {"results", results_section(cells)},
           {"coverage", coverage_json(c.coverage)},

@@ -24,12 +24,13 @@ comparison compare_results(const matrix &m, const std::vector<nlohmann::json> &r
   comparison out;
   const record_index index = index_records(records);
   const cell_lookup cells(m);
-  out.results = index.cases.size();
+  out.results = index.cases.size() + index.set_aside.size();
   out.coverage = check_coverage(planned, records);
   out.environment_problem = !index.cell_errors.empty() && index.driver_error_everywhere;
   // The order of the steps is the order of the problems in every output.
   assign_groups(index, cells, m.reference, out);
   report_cell_errors(index, out);
+  report_suite_ends(m, index, out);
   check_configurations(index, cells, out);
   const expectation_use use = judge_outcomes(index, cells, baseline, m.suites, out);
   report_stale_allowances(m, use, out);

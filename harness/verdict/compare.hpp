@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,34 @@ struct variable_effect {
   std::optional<std::string> inert;              ///< [matrix] inert's reason, when it has one
 };
 
+/// A suite whose every test in a cell failed or errored with one message: its environment is
+/// broken there (a missing fixture or dependency), not its tests (suite_end `environment`).
+struct suite_environment {
+  std::string message;
+  std::size_t count = 0;   ///< tests that ended with it
+  bool stopped = false;    ///< the runner stopped the suite once it was plain
+  std::size_t not_run = 0; ///< tests it did not run then
+};
+
+/// A suite its failure budget (max_fails) stopped in a cell (suite_end `budget`).
+struct suite_budget {
+  std::size_t max_fails = 0, failures = 0, not_run = 0;
+};
+
+/// One external suite (or program) in one cell, as its latest suite_end or suite error says:
+/// summary.json's suites[], the console's SUITE lines (docs/formats.md).
+struct suite_count {
+  std::string cell, suite;
+  bool program = false;
+  std::optional<std::string> error;     ///< it could not run there (a cell_error): no end
+  std::optional<std::size_t> collected; ///< tests its first process collected; unknown: none
+  std::size_t tests = 0;                ///< tests recorded
+  std::size_t process_count = 0;        ///< processes started
+  std::optional<double> wall_ms;        ///< its wall time, when recorded
+  std::optional<suite_environment> environment;
+  std::optional<suite_budget> budget;
+};
+
 /// One observation (or the outcome, key "outcome") that differs inside a semantic group.
 struct divergence {
   std::string group;
@@ -59,8 +88,8 @@ struct divergence {
 
 /// Anything that makes the run fail, other than a divergence (the kinds: docs/verdicts.md).
 struct problem {
-  /// failure, unexpected_pass, stale_expectation, expectation, cell_error, change, regression,
-  /// flaky, no_op_configuration, nothing_tested
+  /// failure, unexpected_pass, stale_expectation, expectation, cell_error, environment,
+  /// failure_budget, collection, change, regression, flaky, no_op_configuration, nothing_tested
   std::string kind;
   std::string cell;
   std::string case_id;
@@ -87,6 +116,12 @@ struct comparison {
   /// A matrix of suites or programs: per matrix variable, what it changed (noop_variables.cpp);
   /// std::nullopt for a matrix of built-in cases.
   std::optional<std::vector<variable_effect>> variable_effects;
+  /// A matrix of suites or programs: each (cell, suite) that ended or could not run, in cell then
+  /// suite order (suite_ends.cpp); std::nullopt for a matrix of built-in cases.
+  std::optional<std::vector<suite_count>> suites;
+  /// Recorded (cell, case) pairs of a suite whose environment was broken in that cell: counted,
+  /// neither judged nor compared (the `environment` problem speaks for them).
+  std::set<std::pair<std::string, std::string>> set_aside;
 };
 
 /// The semantic-group key of an effective config: what decides behaviour (null-stream mode,

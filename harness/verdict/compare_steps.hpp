@@ -29,6 +29,13 @@ void assign_groups(const record_index &index, const cell_lookup &cells,
 /// A cell that never produced a cell record is a problem of its own.
 void report_cell_errors(const record_index &index, comparison &out);
 
+/// What each suite's end says of its cell (suite_ends.cpp), for a matrix of suites or programs:
+/// an `environment` problem per (cell, suite) whose tests all failed with one message (its cases
+/// were set aside: counted, not judged), a `failure_budget` problem per (cell, suite) its budget
+/// stopped, a `collection` problem per cell that collected fewer tests of a suite than another
+/// cell did (or none); and out.suites, the counts per (cell, suite).
+void report_suite_ends(const matrix &m, const record_index &index, comparison &out);
+
 /// Every expectation of a started cell, checked against the configuration it reported.
 void check_configurations(const record_index &index, const cell_lookup &cells, comparison &out);
 

@@ -13,6 +13,7 @@ void index_suite_end(const nlohmann::json &r, record_index &out) {
   auto &cell_bindings = out.bindings[cell];
   auto &own = out.suite_bindings[{cell, r.value("suite", "")}];
   own.clear(); // a resumed suite's last end is its evidence
+  out.suite_ends[{cell, r.value("suite", "")}] = r;
   // Held here: items() refers to the object, and a temporary would end before the loop runs.
   const nlohmann::json bindings = r.value("bindings", nlohmann::json::object());
   for (const auto &[function, symbols] : bindings.items())
@@ -22,6 +23,30 @@ void index_suite_end(const nlohmann::json &r, record_index &out) {
           cell_bindings[function].insert(s.get<std::string>());
           own[function].insert(s.get<std::string>());
         }
+}
+
+/// Whether a suite_end says its suite's environment was broken in its cell.
+bool environment_broken(const nlohmann::json &suite_end) {
+  const auto it = suite_end.find("environment");
+  return it != suite_end.end() && it->is_object();
+}
+
+/// The cases of every (cell, suite) whose environment was broken move to `set_aside`. After
+/// indexing: a suite's case records come before its suite_end, and a resumed run's last end rules.
+void set_aside_broken_suites(record_index &out) {
+  for (const auto &[key, end] : out.suite_ends) {
+    if (!environment_broken(end))
+      continue;
+    const auto &[cell, suite] = key;
+    // Suite names have no dot (docs/configuration.md): "<suite>." starts its tests' ids alone.
+    const std::string prefix = suite + ".";
+    auto it = out.cases.lower_bound({cell, prefix});
+    while (it != out.cases.end() && it->first.first == cell &&
+           it->first.second.compare(0, prefix.size(), prefix) == 0) {
+      out.set_aside.insert(*it);
+      it = out.cases.erase(it);
+    }
+  }
 }
 
 } // namespace
@@ -46,6 +71,7 @@ record_index index_records(const std::vector<nlohmann::json> &records) {
       out.cases[{r.value("cell", ""), r.value("case", "")}] = r;
     }
   }
+  set_aside_broken_suites(out);
   return out;
 }
 

@@ -18,6 +18,12 @@ struct record_index {
   std::map<std::string, nlohmann::json> cells;    ///< cell id -> its latest "cell" record
   std::map<std::string, std::string> cell_errors; ///< cell id -> its latest cell_error message
   std::map<case_key, nlohmann::json> cases;       ///< (cell, case) -> its latest "case" record
+  /// (cell, case) -> its latest record, for the cases of a suite whose latest suite_end in that
+  /// cell says its environment was broken (`environment`): they did not run as written, so they
+  /// are kept out of `cases` (neither judged nor compared), as a suite that could not run left none
+  std::map<case_key, nlohmann::json> set_aside;
+  /// (cell, external suite or program) -> its latest suite_end record
+  std::map<case_key, nlohmann::json> suite_ends;
   /// (cell, external suite) -> why the suite could not run there; a later suite_end clears it
   std::map<case_key, std::string> suite_errors;
   /// cell -> function -> "symbol (source)": what its external suites' processes bound
