@@ -122,9 +122,11 @@ TEST_CASE("suite ends: a resumed suite's last end decides whether its environmen
   json not_stopped = broken;
   not_stopped["environment"]["stopped"] = false;
   not_stopped["environment"]["not_run"] = 0;
-  const auto first =
-      judge(m, three(c00, outcome::error) + std::vector<json>{end_of(c00, not_stopped)});
-  REQUIRE(kinds(first) == std::vector<std::string>{"environment"});
+  // c01's tests of the same suite, its environment whole, are judged as ever.
+  const auto first = judge(m, three(c00, outcome::error) + three(c01, outcome::error) +
+                                  std::vector<json>{end_of(c00, not_stopped), end_of(c01)});
+  REQUIRE(kinds(first) == std::vector<std::string>{"environment", "failure", "failure", "failure"});
+  CHECK(first.problems[1].cell == c01);
   CHECK(first.problems[0].message.find("all 3 tests failed with one message") != std::string::npos);
   CHECK(first.problems[0].message.find("tests not run") == std::string::npos);
   // The same suite ended again, its environment mended: its tests are judged again.
@@ -147,9 +149,11 @@ TEST_CASE("suite ends: a failure budget that stopped a suite is a problem; its f
         "suite 'ext' in cell 'A=0,B=0' stopped at its failure budget: 2 failures (max_fails 2); "
         "5 tests not run, so the cell's results of it are partial");
   CHECK(c.set_aside.empty());
-  // An end without a budget (null, or an older record) is no problem.
-  const auto none = judge(m, {end_of(c00, {{"budget", nullptr}, {"environment", nullptr}})});
-  CHECK(kinds(none).empty());
+  // An end whose budget and environment are null (or an older record's, without them) is no
+  // problem, and its tests are judged as ever.
+  const auto none = judge(m, {result(c00, "ext.t.test_a", outcome::fail),
+                              end_of(c00, {{"budget", nullptr}, {"environment", nullptr}})});
+  CHECK(kinds(none) == std::vector<std::string>{"failure"});
 }
 
 TEST_CASE("suite ends: a cell that collected fewer tests of a suite than another names the counts",
