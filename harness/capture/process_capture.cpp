@@ -8,6 +8,7 @@
 #include "harness/platform/utc_time.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -79,36 +80,50 @@ std::string program_of(long pid) {
   return std::getline(comm, arg) ? arg : std::string("?");
 }
 
-/// This process's children still running: after the command has exited, the orphans of its tree,
-/// which PR_SET_CHILD_SUBREAPER gave to this process. The ones that finished are reaped first.
-std::vector<lost_process> still_running() {
-  while (waitpid(-1, nullptr, WNOHANG) > 0) {
-  }
-  std::vector<lost_process> out;
-  const long self = getpid();
+/// Whether `pid` is a child of `self` that has not exited, from its /proc stat line.
+bool running_child_of(long self, long pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  const auto comm_end = stat.rfind(')'); // the name in parentheses may hold anything
+  if (comm_end == std::string::npos)
+    return false;
+  std::istringstream rest(stat.substr(comm_end + 1));
+  char state = 0;
+  long ppid = 0;
+  return (rest >> state >> ppid) && ppid == self && state != 'Z' && state != 'X';
+}
+
+/// Every pid in /proc: the candidates for a child left running.
+std::vector<long> all_pids() {
+  std::vector<long> pids;
   std::error_code ec;
   // Advanced with an error code: /proc changes as it is read, and nothing here may throw.
   for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
-    const fs::directory_entry &d = *it;
-    const std::string name = d.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
-      continue;
-    std::ifstream in(d.path() / "stat");
-    std::string stat;
-    std::getline(in, stat);
-    const auto comm_end = stat.rfind(')'); // the name in parentheses may hold anything
-    if (comm_end == std::string::npos)
-      continue;
-    std::istringstream rest(stat.substr(comm_end + 1));
-    char state = 0;
-    long ppid = 0;
-    if (!(rest >> state >> ppid) || ppid != self || state == 'Z' || state == 'X')
-      continue;
-    const long pid = std::strtol(name.c_str(), nullptr, 10);
-    out.push_back({pid, program_of(pid),
-                   "still running when the command exited: what it binds from then on is not "
-                   "in the map"});
+    const std::string name = it->path().filename().string();
+    if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos)
+      pids.push_back(std::strtol(name.c_str(), nullptr, 10));
   }
+  return pids;
+}
+
+/// This process's children still running: after the command has exited, the orphans of its tree,
+/// which PR_SET_CHILD_SUBREAPER gave to this process. The ones that finished are reaped first.
+/// Only when some child is left is /proc read: it costs a file per process of the host, kernel
+/// threads included, and most commands leave nothing behind.
+std::vector<lost_process> still_running() {
+  pid_t reaped = 0;
+  while ((reaped = waitpid(-1, nullptr, WNOHANG)) > 0) {
+  }
+  if (reaped < 0 && errno == ECHILD) // no child at all: the whole tree has ended
+    return {};
+  std::vector<lost_process> out;
+  const long self = getpid();
+  for (const long pid : all_pids())
+    if (running_child_of(self, pid))
+      out.push_back({pid, program_of(pid),
+                     "still running when the command exited: what it binds from then on is not "
+                     "in the map"});
   return out;
 }
 
