@@ -96,8 +96,10 @@ void print_suites(std::ostream &out, const comparison &c) {
       out << " could not run (its cell_error above)\n";
       continue;
     }
-    out << " collected " << (s.collected ? std::to_string(*s.collected) : "?") << ", recorded "
-        << s.tests << ", " << s.process_count << (s.process_count == 1 ? " process" : " processes");
+    if (!s.program) // a program collects nothing: its one case is its run
+      out << " collected " << (s.collected ? std::to_string(*s.collected) : "?") << ",";
+    out << " recorded " << s.tests << ", " << s.process_count
+        << (s.process_count == 1 ? " process" : " processes");
     if (s.environment)
       out << "; environment broken (" << s.environment->count << " alike"
           << (s.environment->stopped ? ", " + std::to_string(s.environment->not_run) + " not run"

@@ -207,13 +207,17 @@ TEST_CASE("suite ends: summary.json, the console and junit.xml show what the ver
   const auto m = suites_matrix("outputs");
   json counted = broken;
   counted.update({{"collected", 224}, {"process_count", 3}, {"wall_ms", 40.0}});
-  const auto records = std::vector<json>{cell_rec(c00)} + three(c00, outcome::error) +
-                       std::vector<json>{end_of(c00, counted)};
+  // A program's end (its one case is its run: nothing collected) gets its own word.
+  const auto records =
+      std::vector<json>{cell_rec(c00)} + three(c00, outcome::error) +
+      std::vector<json>{end_of(c00, counted),
+                        end_of(c01, {{"program", true}, {"process_count", 1}}, "other")};
   const auto c = judge(m, records);
   run_facts facts;
   facts.provenance = json::object();
   const auto s = make_summary(m, records, c, facts);
-  REQUIRE(s["suites"].size() == 1);
+  REQUIRE(s["suites"].size() == 2);
+  CHECK(s["suites"][1]["program"] == true);
   CHECK(s["suites"][0] == json{{"cell", c00},
                                {"suite", "ext"},
                                {"program", false},
@@ -228,8 +232,11 @@ TEST_CASE("suite ends: summary.json, the console and junit.xml show what the ver
   CHECK(make_summary(load("builtin_summary"), {}, comparison{}, facts)["suites"].is_null());
   std::ostringstream console;
   print_console(console, m, records, c, facts);
+  INFO(console.str());
   CHECK(console.str().find("SUITE ext cell=A=0,B=0 collected 224, recorded 3, 3 processes; "
                            "environment broken (3 alike, 221 not run)\n") != std::string::npos);
+  CHECK(console.str().find("PROGRAM other cell=A=0,B=1 recorded 3, 1 process\n") !=
+        std::string::npos);
   // The set-aside tests are skipped in junit.xml; the environment problem is its failing testcase.
   const auto xml = junit_xml(m, records, c);
   CHECK(xml.find("skipped message=\"not run as written") != std::string::npos);
