@@ -4,6 +4,8 @@
 #include "harness/matrix/limits.hpp"
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/run/runner.hpp"
+#include "harness/run/shard_env.hpp"
+#include "harness/run/shard_timing.hpp"
 
 #include <iostream>
 #include <memory>
@@ -13,7 +15,8 @@ namespace {
 
 struct run_cli {
   run_options opt;
-  std::string shard, gpus, baseline, write_baseline, latency_baseline;
+  std::string shard, shard_by_time;
+  std::string gpus, baseline, write_baseline, latency_baseline;
 };
 
 std::vector<std::string> split(const std::string &s, char sep) {
@@ -33,16 +36,34 @@ std::vector<std::string> split(const std::string &s, char sep) {
   return out;
 }
 
+/// The run's shard from --shard and every CI engine's variables, dealt by time with
+/// --shard-by-time; says on stderr what decided it. False (after saying why) for bad input.
+bool decide_run_shard(run_cli &r) {
+  try {
+    const decided_shard d =
+        decide_shard(r.shard.empty() ? std::nullopt : std::optional<std::string>(r.shard),
+                     process_environment());
+    if (!r.shard_by_time.empty() && !d.shard)
+      throw std::invalid_argument("--shard-by-time " + r.shard_by_time +
+                                  " needs a shard: --shard K/N, or a CI engine's index and count");
+    r.opt.shard = d.shard;
+    if (!r.shard_by_time.empty())
+      r.opt.shard->by_time =
+          std::make_shared<const pair_durations>(read_pair_durations(r.shard_by_time));
+    if (d.shard)
+      std::cerr << "cuparity run: shard " << shard_text(r.opt.shard) << " from " << d.source
+                << "\n";
+    return true;
+  } catch (const std::invalid_argument &e) {
+    std::cerr << "cuparity run: " << e.what() << "\n";
+    return false;
+  }
+}
+
 int run(run_cli &r, const std::vector<std::string> &argv) {
   r.opt.argv = argv;
-  if (!r.shard.empty()) {
-    try {
-      r.opt.shard = parse_shard(r.shard);
-    } catch (const std::invalid_argument &e) {
-      std::cerr << "cuparity run: --shard: " << e.what() << "\n";
-      return exit_code::bad_input;
-    }
-  }
+  if (!decide_run_shard(r))
+    return exit_code::bad_input;
   if (r.gpus == "all")
     r.opt.all_gpus = true;
   else if (r.gpus == "ctest")
@@ -72,9 +93,13 @@ void add_run_subcommand(CLI::App &app, action &run_action, const std::vector<std
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cmd->add_flag("--resume", r->opt.resume, "Complete an interrupted run in --out");
   cmd->add_flag("--force", r->opt.force, "Start over in an --out holding results (kept as .bak)");
-  cmd->add_option("--shard", r->shard,
-                  "Run shard K of N (K/N, interleaved over (cell, case) pairs; also from "
-                  "GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS)");
+  cmd->add_option(
+      "--shard", r->shard,
+      "Run shard K of N (K/N, interleaved over (cell, case) pairs; also from GoogleTest's, "
+      "GitLab's, Buildkite's, Kubernetes' or Slurm's variables)");
+  cmd->add_option("--shard-by-time", r->shard_by_time,
+                  "Deal the shards' pairs by their durations in this previous run (a run folder), "
+                  "so that every shard takes about as long");
   cmd->add_option("--gpus", r->gpus,
                   "Spread cells over GPUs: 'all', a list like 0,1 (CUDA_VISIBLE_DEVICES), or "
                   "'ctest' (the device CTest's resource allocation gave this test)");

@@ -5,6 +5,8 @@
 #include "harness/probes/probe_registry.hpp"
 #include "harness/protocol/case_ids.hpp"
 #include "harness/protocol/records.hpp"
+#include "harness/run/shard_env.hpp"
+#include "harness/run/shard_timing.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -29,21 +31,14 @@ shard_spec parse_shard(const std::string &text) {
 }
 
 std::optional<shard_spec> shard_from_environment() {
-  const char *k = std::getenv("GTEST_SHARD_INDEX");
-  const char *n = std::getenv("GTEST_TOTAL_SHARDS");
-  if (!k && !n)
-    return std::nullopt;
-  if (!k || !n)
-    throw std::invalid_argument("GTEST_SHARD_INDEX and GTEST_TOTAL_SHARDS must be set together");
-  try {
-    return parse_shard(std::string(k) + "/" + n);
-  } catch (const std::invalid_argument &e) {
-    throw std::invalid_argument(std::string("GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS: ") + e.what());
-  }
+  return decide_shard(std::nullopt, process_environment()).shard;
 }
 
 std::string shard_text(const std::optional<shard_spec> &shard) {
-  return shard ? std::to_string(shard->index) + "/" + std::to_string(shard->count) : "";
+  if (!shard)
+    return "";
+  const std::string k_of_n = std::to_string(shard->index) + "/" + std::to_string(shard->count);
+  return shard->by_time ? k_of_n + " by time " + shard->by_time->id : k_of_n;
 }
 
 bool known_case_glob(const std::string &glob) {
@@ -103,30 +98,31 @@ namespace {
 
 /// Calls `f(cell, case id)` for every pair of the plan in order, done or not.
 template <typename F> void for_each_planned(const matrix &m, const plan_filter &filter, F &&f) {
+  // Every pair is numbered, whether its cell is wanted or not, so that --cell keeps each pair in
+  // its shard. With suites, a suite's tests are known only once it runs: the plan holds one pair
+  // per (cell, suite).
+  std::vector<std::pair<const cell *, std::string>> all;
   if (!m.suites.empty()) {
-    // A suite's tests are known only once it runs: the plan holds one pair per (cell, suite).
-    std::size_t index = 0;
     for (const auto &c : m.cells)
-      for (const auto &x : m.suites) {
-        const std::size_t i = index++;
-        if (wanted_cell(filter, c) &&
-            (!filter.shard || static_cast<int>(i % filter.shard->count) == filter.shard->index))
-          f(c, suite_pair_id(x.name));
-      }
-    return;
+      for (const auto &x : m.suites)
+        all.emplace_back(&c, suite_pair_id(x.name));
+  } else {
+    const auto selected = selected_cases(m, filter.cases);
+    for (const auto &c : m.cells)
+      for (const case_def *d : selected)
+        all.emplace_back(&c, d->id);
   }
-  const auto selected = selected_cases(m, filter.cases);
-  const auto &shard = filter.shard;
-  std::size_t index = 0;
-  for (const auto &c : m.cells) {
-    const bool wanted = wanted_cell(filter, c);
-    for (const case_def *d : selected) {
-      // Numbered whether wanted or not, so that --cell keeps each pair in its shard.
-      const std::size_t i = index++;
-      if (wanted && (!shard || static_cast<int>(i % shard->count) == shard->index))
-        f(c, d->id);
-    }
+  std::vector<int> owner;
+  if (filter.shard) {
+    std::vector<case_key> keys;
+    keys.reserve(all.size());
+    for (const auto &[c, id] : all)
+      keys.emplace_back(c->id, id);
+    owner = shard_owners(keys, *filter.shard);
   }
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (wanted_cell(filter, *all[i].first) && (!filter.shard || owner[i] == filter.shard->index))
+      f(*all[i].first, all[i].second);
 }
 
 } // namespace

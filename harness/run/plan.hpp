@@ -4,6 +4,8 @@
 #include "harness/matrix/matrix.hpp"
 #include "harness/verdict/coverage.hpp"
 
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -14,20 +16,32 @@
 
 namespace cuparity {
 
+/// (cell id, case id)
+using case_key = std::pair<std::string, std::string>;
+
+/// Each pair's duration in a previous run, in milliseconds (shard_timing.hpp reads them).
+struct pair_durations {
+  std::map<case_key, double> ms;
+  std::string id; ///< a digest of `ms`: shards dealt by other timings are other shards
+};
+
 struct shard_spec {
   int index = 0; ///< K, 0-based
   int count = 1; ///< N
+  /// --shard-by-time: pairs are dealt by these durations (shard_timing.hpp), not round-robin.
+  std::shared_ptr<const pair_durations> by_time;
 };
 
 /// Parses "K/N" (0 <= K < N); throws std::invalid_argument with a message naming the text.
 [[nodiscard]] shard_spec parse_shard(const std::string &text);
 
-/// The shard GoogleTest-style sharding asks for (GTEST_SHARD_INDEX with GTEST_TOTAL_SHARDS, as
-/// test schedulers set them); none when neither is set. Throws std::invalid_argument when only
-/// one is set or they are no valid shard.
+/// The shard the environment's engine variables name (GoogleTest, GitLab, Buildkite, Kubernetes,
+/// Slurm: shard_env.hpp); none when none is set. Throws std::invalid_argument when they are no
+/// valid shard or disagree.
 [[nodiscard]] std::optional<shard_spec> shard_from_environment();
 
-/// "K/N", or "" without a shard: the shard as results.jsonl names it.
+/// "K/N" ("K/N by time <digest>" when dealt by time), or "" without a shard: the shard as
+/// results.jsonl and the plan name it.
 [[nodiscard]] std::string shard_text(const std::optional<shard_spec> &shard);
 
 /// Whether a glob names any registered case.
@@ -42,9 +56,6 @@ struct shard_spec {
 /// The first of `ids` that is no cell of `m`, if any.
 [[nodiscard]] std::optional<std::string> unknown_cell(const matrix &m,
                                                       const std::vector<std::string> &ids);
-
-/// (cell id, case id)
-using case_key = std::pair<std::string, std::string>;
 
 /// The pairs that have a case record among `records`: what --resume does not run again.
 [[nodiscard]] std::set<case_key> recorded_cases(const std::vector<nlohmann::json> &records);
@@ -64,8 +75,8 @@ struct plan_filter {
 };
 
 /// Cells x selected cases, numbered in that order; pair i belongs to shard i % N, so every shard
-/// gets a share of every cell. Pairs filtered out, or already done, are dropped, then cells left
-/// without a case.
+/// gets a share of every cell (or to the shard the time deal gives it: shard_timing.hpp). Pairs
+/// filtered out, or already done, are dropped, then cells left without a case.
 [[nodiscard]] std::vector<work_cell> plan_work(const matrix &m, const plan_filter &filter);
 
 /// The summed cost of a cell's cases (case_def::cost_s; a case the registry lacks costs as little
