@@ -6,8 +6,10 @@
 #include "harness/driver/driver_library.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -208,6 +210,42 @@ std::string not_recorded(const capture_facts &facts, const std::string &caller) 
                 "(python -E, -I or -S, or a command that set PYTHONPATH itself)";
 }
 
+/// The file whose RECORD entry names the distribution of a package in `folder`: as
+/// importlib.metadata finds the owner of the package's __init__.py.
+std::string package_init(const std::string &folder) {
+  return folder + "/__init__.py";
+}
+
+/// Whether `name` is cuda.bindings' distribution, as pip compares names (PEP 503: case, and runs of
+/// "-", "_", "." alike).
+bool is_bindings_distribution(const std::string &name) {
+  std::string n;
+  for (const char c : name) {
+    const bool sep = c == '-' || c == '_' || c == '.';
+    if (!sep)
+      n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else if (n.empty() || n.back() != '-')
+      n += '-';
+  }
+  return n == "cuda-bindings" || n == "cuda-python";
+}
+
+/// The hook names the package by its module and __version__; where the package's __init__.py is
+/// listed in the RECORD of cuda-bindings or cuda-python, that distribution names it instead. The
+/// hook leaves this to the capture: importing importlib.metadata at exit cost every process that
+/// imported cuda.bindings some 20 ms (issue 49, the capture's cost).
+package_table_event with_distribution(package_table_event t,
+                                      const std::map<std::string, distribution> &owners) {
+  if (!t.folder)
+    return t;
+  const auto it = owners.find(package_init(*t.folder));
+  if (it == owners.end() || !is_bindings_distribution(it->second.name))
+    return t;
+  t.package = it->second.name;
+  t.version = it->second.version.empty() ? std::nullopt : std::optional(it->second.version);
+  return t;
+}
+
 json package_tables_json(const std::vector<captured_process> &processes, const capture_facts &facts,
                          const std::vector<package_table_event> &tables,
                          const std::map<std::string, distribution> &owners) {
@@ -218,7 +256,7 @@ json package_tables_json(const std::vector<captured_process> &processes, const c
     if (image < 0)
       continue; // no captured process: the caller names it among the problems
     recorded.insert({t.pid, image});
-    out.push_back(table_json(t, image));
+    out.push_back(table_json(with_distribution(t, owners), image));
   }
   for (const auto &p : processes) {
     const std::string caller = bindings_caller(p);
@@ -276,6 +314,9 @@ json capture_map_json(const std::vector<captured_process> &processes, const capt
   for (const auto &p : processes)
     for (const auto &r : p.requests)
       all_objects.push_back(r.caller);
+  for (const auto &t : tables)
+    if (t.folder)
+      all_objects.push_back(package_init(*t.folder));
   const auto owners = owning_distributions(all_objects);
 
   std::map<entry_key, entry_value> entries;

@@ -37,22 +37,19 @@ python_hook/sitecustomize.py), visible_text(s) the escaping above.
 
 from __future__ import annotations
 
-import argparse
 import collections
 import ctypes
-import ctypes.util
-import datetime
 import importlib
-import importlib.metadata
 import json
 import os
-import platform
 import re
-import signal
 import stat
-import subprocess
 import sys
-import tempfile
+
+# argparse, ctypes.util, datetime, importlib.metadata, platform, signal, subprocess and tempfile are
+# imported where they are used: `cuparity capture`'s start-up hook loads this file at the exit of
+# every process that imported cuda.bindings, for describe_table and _package_info alone, and those
+# imports cost that process tens of milliseconds (issue 49, the capture's cost).
 
 SCHEMA = "cuparity.binding_map/1"
 
@@ -128,11 +125,16 @@ def _load_dladdr():
     global _dladdr
     if _dladdr is not None:
         return _dladdr
-    candidates = [None]  # the process: glibc >= 2.34 has dladdr in libc
-    for name in (ctypes.util.find_library("dl"), "libdl.so.2", ctypes.util.find_library("c")):
-        if name:
-            candidates.append(name)
-    for lib in candidates:
+    def candidates():
+        yield None  # the process: glibc >= 2.34 has dladdr in libc
+        # find_library runs ldconfig -p (or gcc): only when the process has no dladdr.
+        import ctypes.util
+
+        for name in (ctypes.util.find_library("dl"), "libdl.so.2", ctypes.util.find_library("c")):
+            if name:
+                yield name
+
+    for lib in candidates():
         try:
             fn = ctypes.CDLL(lib).dladdr
         except (OSError, AttributeError):
@@ -227,6 +229,7 @@ def _owning_distribution(candidates, module_file):
     Checking ownership, not just presence, keeps a shadowing copy on PYTHONPATH (or numba-cuda's
     numba.cuda inside numba) from being reported with another distribution's version.
     """
+    import importlib.metadata
     if not module_file:
         return None
     target = os.path.realpath(module_file)
@@ -249,6 +252,7 @@ def _owning_distribution(candidates, module_file):
 
 
 def _installed_distribution(candidates):
+    import importlib.metadata
     for name in candidates:
         try:
             return importlib.metadata.distribution(name)
@@ -381,6 +385,8 @@ def _distributions(kind: str):
 
 def document(kind, package, environment, status, error, entries) -> dict:
     """A binding map (a dict) of these parts; package None: whichever candidate is installed."""
+    import datetime
+    import platform
     if package is None:
         # Never imported: report whichever candidate distribution is installed, if any.
         package = _package_info(kind, kind, _distributions(kind), None)
@@ -496,6 +502,7 @@ def write_map(doc: dict, path: str) -> None:
     """Writes doc to path atomically: a temporary file in the same folder, then a rename. A path
     that exists and is not a regular file is refused (OutRefused), before and again just before
     the rename; a failure leaves an old map as it was and no temporary file."""
+    import tempfile
     path = os.fspath(path)
     problem = _target_problem(path)
     if problem is not None:
@@ -592,6 +599,7 @@ def _child(kind: str, fd: int):
 
 
 def _interpreter_flags() -> list:
+    import subprocess
     flags = getattr(subprocess, "_args_from_interpreter_flags", None)
     return list(flags()) if flags is not None else []
 
@@ -599,6 +607,7 @@ def _interpreter_flags() -> list:
 def _report_channel() -> int:
     """A file only this command and its child see, for the child's report: in memory where the
     system can (a full disk cannot lose the report), else an unlinked temporary file."""
+    import tempfile
     if hasattr(os, "memfd_create"):
         try:
             return os.memfd_create("cuparity-capture-report")
@@ -633,6 +642,7 @@ _PHASES = {"import": ("import_failed", "during import"), "bind": ("load_failed",
 
 def _how_it_ended(returncode: int, when: str, who: str = "package") -> str:
     """The map's error for a child that ended before handing back a map."""
+    import signal
     if returncode >= 0:
         return f"{who} exited {when} (exit status {returncode})"
     try:
@@ -644,6 +654,7 @@ def _how_it_ended(returncode: int, when: str, who: str = "package") -> str:
 
 def _run_child(kind: str):
     """The child's map, or a map of how the package ended it; raises _Fault for this script's own."""
+    import subprocess
     if not sys.executable:
         raise _Fault(3, "cannot start a Python for the package: sys.executable is empty")
     fd = _report_channel()
@@ -724,6 +735,7 @@ def _command(kind: str, out: str) -> int:
 
 
 def _parse(argv):
+    import argparse
     parser = argparse.ArgumentParser(
         prog="cuparity_capture.py",
         usage="%(prog)s [-h] --package {cuda.bindings,numba} --out FILE",

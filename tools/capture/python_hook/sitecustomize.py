@@ -128,14 +128,17 @@ def _table_module(cc):
 def _record(directory, here):
     cc = _shared(here)
     top = sys.modules["cuda.bindings"]
-    package = cc._package_info("cuda.bindings", "cuda.bindings", cc.CUDA_BINDINGS_DISTRIBUTIONS, top)
+    # The module's name and __version__: the capture names the distribution (cuda-bindings or
+    # cuda-python) from the RECORD listing the package's __init__.py in `folder`, as
+    # importlib.metadata would, without the 20 ms that importing it costs at exit.
+    version = getattr(top, "__version__", None)
     folder = _package_folder(top)
     name, module, inspect = _table_module(cc)
     record = {
         "event": _EVENT,
         "pid": os.getpid(),
-        "package": package["name"],
-        "version": package["version"],
+        "package": "cuda.bindings",
+        "version": None if version is None else str(version),
         "module": name,
         "file": getattr(module, "__file__", None),
         "folder": folder,

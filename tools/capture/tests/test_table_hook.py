@@ -108,6 +108,28 @@ def test_the_table_is_recorded_beside_what_the_capture_saw(tmp_path, bins, site)
     assert "cuda-bindings 13.9.0's own table of 4 functions agrees with the capture" in ran.stderr
 
 
+@pytest.mark.parametrize("owner", [None, "cuda_python", "other_pkg"])
+def test_the_package_is_named_by_its_distribution_else_its_module_and_version(tmp_path, bins, site, owner):
+    """The capture names the table's distribution from the RECORD listing cuda/bindings/__init__.py
+    (the hook no longer imports importlib.metadata): cuda-bindings or cuda-python, spelt as pip
+    compares names; no such RECORD, or another distribution's, leaves the module and __version__."""
+    info = site / f"cuda_bindings-{VERSION}.dist-info"
+    if owner is None:
+        shutil.rmtree(info)
+    else:
+        record = (info / "RECORD").read_text()
+        shutil.rmtree(info)
+        info = site / f"{owner}-12.9.1.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {owner.replace('_', '.')}\nVersion: 12.9.1\n\n")
+        (info / "RECORD").write_text(record)
+    ran, doc = capture(tmp_path, bins, site, BIND)
+    assert ran.returncode == 0, ran.stderr
+    t = only_table(doc)
+    expected = ("cuda.python", "12.9.1") if owner == "cuda_python" else ("cuda.bindings", VERSION)
+    assert (t["package"], t["version"], t["status"]) == (*expected, "ok")
+
+
 def test_a_pointer_the_package_reports_wrong_is_named(tmp_path, bins, site):
     ran, doc = capture(tmp_path, bins, site, BIND, CUPARITY_FAKE_TABLE_WRONG="cuMemcpyHtoD_v2")
     assert ran.returncode == 0, ran.stderr
