@@ -96,10 +96,18 @@ def _asked_driver(directory, folder):
 
     prefix = folder.rstrip(os.sep) + os.sep
     path = os.path.join(directory, "process-%d.jsonl" % os.getpid())
+    # cudart asks hundreds of times from one object: a caller already looked at (the same bytes
+    # from its "caller" member on) is neither parsed nor resolved again.
+    seen = set()
     with open(path, "rb") as f:
         for line in f:
             if b'"event":"proc"' not in line:
                 continue
+            at = line.rfind(b'"caller":')
+            key = line[at:] if at >= 0 else b""
+            if key in seen:
+                continue
+            seen.add(key)
             try:
                 caller = json.loads(line.decode("utf-8", "replace")).get("caller") or ""
             except ValueError:  # a line cut short: not an event
