@@ -32,6 +32,8 @@ void add_compare_command(CLI::App &app, action &run);
 void add_run_command(CLI::App &app, action &run, const std::vector<std::string> &argv);
 /// `merge MATRIX DIRS...`: one summary from shards; `argv` is recorded as provenance.
 void add_merge_command(CLI::App &app, action &run, const std::vector<std::string> &argv);
+/// `export RUN --format bencher|pyperf`: a run's figures for a dashboard.
+void add_export_command(CLI::App &app, action &run);
 /// `ctest MATRIX -o DIR`: a CTest suite, one test per cell.
 void add_ctest_command(CLI::App &app, action &run);
 
