@@ -90,10 +90,17 @@ std::map<std::string, std::string> suite_environment(const suite_process_spec &s
     write_node_ids(s.dir + "/deselect.txt", s.deselect);
     env["CUPARITY_SUITE_DESELECT"] = s.dir + "/deselect.txt";
   }
-  if (s.only) {
-    write_node_ids(s.dir + "/only.txt", {*s.only});
+  if (!s.only.empty()) {
+    write_node_ids(s.dir + "/only.txt", s.only);
     env["CUPARITY_SUITE_ONLY"] = s.dir + "/only.txt";
   }
+  // A module that cannot import is that module's error (issue 49: numba-cuda's cffi), not the
+  // end of the session.
+  env["CUPARITY_SUITE_CONTINUE_COLLECTION"] = "1";
+  if (s.same_failures > 0)
+    env["CUPARITY_SUITE_SAME_FAILURES"] = std::to_string(s.same_failures);
+  if (s.max_fails > 0)
+    env["CUPARITY_SUITE_MAX_FAILS"] = std::to_string(s.max_fails);
   return env;
 }
 

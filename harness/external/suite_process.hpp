@@ -23,10 +23,14 @@ struct suite_process_spec {
   std::map<std::string, std::string> env;       ///< the cell's environment
   std::map<std::string, std::string> extra_env; ///< the suite's own variables, set over it
   std::vector<std::string> deselect;            ///< pytest node ids not to run again
-  std::optional<std::string> only;              ///< run this node id alone
+  std::vector<std::string> only;                ///< run these node ids only (none: every test)
   std::chrono::milliseconds timeout{0};
   /// The folder it starts in (the suite's root); none: cuparity's own.
   std::optional<std::string> cwd;
+  /// The plugin's stops (0: none): the session ends once this many tests failed alike with no
+  /// pass (CUPARITY_SUITE_SAME_FAILURES), or once this many failed (CUPARITY_SUITE_MAX_FAILS).
+  int same_failures = 0;
+  int max_fails = 0;
   /// A [[program]]: no pytest plugin on its path and no JUnit file to read.
   bool program = false;
 };

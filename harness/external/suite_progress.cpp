@@ -45,6 +45,14 @@ void apply_progress_event(suite_progress &p, const nlohmann::json &ev) {
     t.ended = false;
     if (ev.contains("time") && ev["time"].is_number())
       t.started_unix = ev["time"].get<double>();
+  } else if (event == "collect_error" && !nodeid.empty()) {
+    p.collect_errors.push_back(
+        {nodeid, text_of(ev, "classname"), text_of(ev, "name"), text_of(ev, "message")});
+  } else if (event == "stopped" && !p.stopped) {
+    const char *count = text_of(ev, "reason") == "max_fails" ? "failures" : "count";
+    p.stopped =
+        suite_stop{text_of(ev, "reason"), text_of(ev, "message"),
+                   ev.contains(count) && ev[count].is_number_integer() ? ev[count].get<long>() : 0};
   } else if (event == "end" && p.by_nodeid.count(nodeid)) {
     suite_test_progress &t = p.tests[p.by_nodeid[nodeid]];
     t.ended = true;

@@ -29,11 +29,27 @@ struct suite_test_progress {
   }
 };
 
+/// A module pytest could not import, as the plugin named it (CUPARITY_SUITE_CONTINUE_COLLECTION).
+struct suite_collect_error {
+  std::string nodeid;          ///< "pkg/test_x.py"
+  std::string classname, name; ///< as JUnit names the module's error ("", "pkg.test_x")
+  std::string message;         ///< its last line, or "missing test dependency 'x' (imported by m)"
+};
+
+/// Why the plugin stopped the session early (CUPARITY_SUITE_SAME_FAILURES, _MAX_FAILS).
+struct suite_stop {
+  std::string reason;  ///< "environment" or "max_fails"
+  std::string message; ///< environment: the one message every failure had
+  long count = 0;      ///< environment: the tests that failed with it; max_fails: the failures
+};
+
 /// What one suite process got through. The file is written one line per event while the tests
 /// run, so it survives a process the kernel kills, when the JUnit file is never written.
 struct suite_progress {
   std::optional<long> collected;          ///< how many tests the process set out to run
   std::vector<suite_test_progress> tests; ///< in start order
+  std::vector<suite_collect_error> collect_errors;
+  std::optional<suite_stop> stopped;
   std::map<std::string, std::size_t> by_nodeid;
 
   /// The test that started and never ended: the one a killed process was running.

@@ -129,7 +129,12 @@ struct external_suite {
   std::optional<std::string> root;
   double timeout_s = 1800; ///< one process of the suite; a test running then is its timeout
   int jobs = 1;            ///< processes the suite runs itself: cells run -j / jobs at once
-  int retries = 2;         ///< tries after the first of a test that did not pass or skip
+  int retries = 2;         ///< batches re-running together the tests that did not pass or skip
+  int rerun_alone = 2;     ///< then this many that failed alike in every batch, each alone
+  /// The plugin ends a process once this many tests failed with one message and none passed (0:
+  /// never): a broken environment (a fixture missing) is named in seconds.
+  int environment_after = 25;
+  std::optional<int> max_fails; ///< failed tests after which the cell's suite stops (none: no cap)
   std::optional<std::string> flakes_path;
   std::vector<flake_rule> flakes;
   /// [[program]] only: the exit status that is a pass, and one that means "cannot run here" (a

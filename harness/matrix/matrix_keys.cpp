@@ -471,7 +471,17 @@ const key_table<external_suite> &suite_keys() {
           {"jobs", integer_in(1, limits::jobs_max), assign<&x::jobs>,
            "processes the suite runs on its own: -j / jobs cells run at once (default: 1)"},
           {"retries", integer_in(0, 10), assign<&x::retries>,
-           "tries after the first of a test that failed, each in a fresh process (default: 2)"},
+           "batches re-running together, in a fresh process, the tests that did not pass, while "
+           "their outcome stays the same (default: 2)"},
+          {"rerun_alone", integer_in(0, 1000), assign<&x::rerun_alone>,
+           "then this many tests that failed alike in every batch run once alone, each in its own "
+           "process (default: 2)"},
+          {"environment_after", integer_in(0, 10000), assign<&x::environment_after>,
+           "a process stops once this many tests failed with one message and none passed: a "
+           "broken environment (default: 25; 0: never)"},
+          {"max_fails", integer_in(1, 10000), assign<&x::max_fails>,
+           "failed tests after which the suite stops in a cell: no further process (default: "
+           "none)"},
           {"flakes", text(), set_suite_flakes,
            "file of `<glob> <reason>` lines: tests excused for changing outcome between tries"},
       }};

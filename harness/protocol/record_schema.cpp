@@ -66,6 +66,12 @@ rules rules_of(record_type t) {
     return {{"cell", k::string},
             {"suite", k::string},
             {"tests", k::number},
+            // collected is null where the plugin never said (optional_member takes null as
+            // absent); these four are absent from records written before issue 49.
+            {"collected", k::number, optional},
+            {"process_count", k::number, optional},
+            {"environment", k::object, optional}, // null: no broken environment
+            {"budget", k::object, optional},      // null: max_fails not reached
             {"processes", k::array},
             {"bindings", k::object},
             {"evidence", k::object},

@@ -186,6 +186,7 @@ void program_cell::run(const external_suite &x) {
                      {{"suite", x.name},
                       {"program", true},
                       {"tests", 1},
+                      {"process_count", processes.size()},
                       {"processes", processes},
                       {"maps", maps},
                       {"bindings", bindings_json(e)},

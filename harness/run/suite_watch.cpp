@@ -10,8 +10,11 @@
 #include "harness/run/cell_environment.hpp"
 #include "harness/run/program_watch.hpp"
 #include "harness/run/run_layout.hpp"
+#include "harness/run/suite_tests.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <set>
 
 namespace cuparity {
 namespace fs = std::filesystem;
@@ -19,75 +22,9 @@ using nlohmann::json;
 
 namespace {
 
-/// After this many processes ended inside a test, the suite stops resuming: a suite whose every
-/// test kills its process would otherwise start one process per test.
+/// After this many processes ended inside a test, a pass (the main one, a batch) is not resumed
+/// again: a suite whose every test kills its process would otherwise start one process per test.
 constexpr int suite_crash_limit = 20;
-
-struct test_try {
-  outcome result = outcome::error;
-  std::string message;
-  double time_s = 0;
-  std::string process; ///< the tag of the process that ran it ("p1", "r3")
-};
-
-struct suite_test {
-  std::string nodeid, classname, name, case_id;
-  std::vector<test_try> tries;
-  bool recorded = false;
-};
-
-outcome outcome_of_junit(junit_outcome o) {
-  switch (o) {
-  case junit_outcome::passed:
-    return outcome::pass;
-  case junit_outcome::failed:
-    return outcome::fail;
-  case junit_outcome::skipped:
-    return outcome::not_supported;
-  case junit_outcome::errored:
-    break;
-  }
-  return outcome::error;
-}
-
-outcome outcome_of_progress(const suite_test_progress &t) {
-  return t.outcome == "passed"    ? outcome::pass
-         : t.outcome == "skipped" ? outcome::not_supported
-         : t.errored()            ? outcome::error
-         : t.outcome == "failed"  ? outcome::fail
-                                  : outcome::error;
-}
-
-/// The first line of a failure's message attribute, else of its text: pytest puts the whole
-/// assertion rewrite in the attribute, and the traceback is in the suite's log. A test id the
-/// file holds more than once is one result, the gravest (junit_test::duplicates): never flaky,
-/// and its message says so.
-std::string junit_message(const junit_test &t, const std::string &junit_path) {
-  const std::string &text = t.message.empty() ? t.detail : t.message;
-  const std::string first = text.substr(0, text.find('\n'));
-  if (t.duplicates.empty())
-    return first;
-  std::string each;
-  for (const auto &[line, o] : t.duplicates)
-    each +=
-        (each.empty() ? "" : ", ") + std::string(to_string(o)) + " at line " + std::to_string(line);
-  return "duplicate test id in " + fs::path(junit_path).filename().string() + ": " +
-         std::to_string(t.duplicates.size()) + " <testcase> elements (" + each +
-         "), the gravest stands" + (first.empty() ? "" : ": " + first);
-}
-
-/// A try from a JUnit test. An error's message is the plugin's where it said one: JUnit's is the
-/// first line of a report, and a report without a crash line (a fixture pytest cannot find) starts
-/// with the test's file and line ("failed on setup with "file t.py, line 13"), which names
-/// neither the cause nor is the same for two tests that hit the same one.
-test_try junit_try(const junit_test &t, const suite_test_progress *seen, const std::string &path,
-                   const std::string &tag) {
-  std::string message = junit_message(t, path);
-  if (t.outcome == junit_outcome::errored && t.duplicates.empty() && seen && seen->ended &&
-      seen->errored() && !seen->message.empty())
-    message = seen->junit_style_message();
-  return {outcome_of_junit(t.outcome), message, t.time_s, tag};
-}
 
 class suite_cell_run {
 public:
@@ -102,14 +39,17 @@ public:
 private:
   [[nodiscard]] bool main_pass();
   [[nodiscard]] bool end_of_main_process(const suite_process_result &p);
-  suite_process_result start(const std::string &tag, const std::optional<std::string> &only);
+  suite_process_result start(const std::string &tag, const std::vector<std::string> &only);
   void take_tests(const suite_process_result &p, const std::string &tag);
   suite_test &add_try(const std::string &nodeid, const std::string &classname,
                       const std::string &name, test_try t);
-  void rerun(suite_test &t);
-  [[nodiscard]] test_try rerun_try(const suite_process_result &p, const suite_test &t,
-                                   const std::string &tag) const;
-  void record_test(suite_test &t);
+  [[nodiscard]] std::vector<const suite_test *> main_tests() const;
+  [[nodiscard]] long main_failures() const;
+  [[nodiscard]] long not_run() const;
+  void judge_main_pass();
+  void rerun_batches();
+  void rerun_alone();
+  void rerun(const std::vector<std::size_t> &tests, const std::string &tag);
   void finish(double wall_ms);
   void cell_error(const std::string &message);
   void append(record_type type, json fields) const;
@@ -127,7 +67,10 @@ private:
   json m_processes = json::array();
   bool m_followed = false;  ///< the plugin reported in some process: node ids can be selected
   bool m_ran_tests = false; ///< some process started a test (else its JUnit holds only errors)
-  int m_reruns = 0;
+  std::optional<long> m_collected;  ///< what the main pass's first process collected
+  std::optional<suite_stop> m_stop; ///< why the plugin ended a main-pass process early
+  json m_environment = nullptr;     ///< every test failed alike: no re-run
+  json m_budget = nullptr;          ///< max_fails reached: no further process
 };
 
 void suite_cell_run::run() {
@@ -138,44 +81,62 @@ void suite_cell_run::run() {
   const bool ran = main_pass();
   if (m_r.stop)
     return;
+  if (ran && m_followed) {
+    judge_main_pass();
+    if (m_environment.is_null() && m_budget.is_null()) {
+      rerun_batches();
+      rerun_alone();
+    }
+  }
   for (auto &t : m_tests)
-    if (!t.recorded && ran && m_followed && !is_success(t.tries.front().result))
-      rerun(t);
-  for (auto &t : m_tests)
-    if (!t.recorded)
-      record_test(t);
+    if (!t.recorded) {
+      m_r.results.append(suite_case_record(t, m_cell.id));
+      t.recorded = true;
+    }
   if (ran && !m_r.stop)
     finish(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
 
-/// Processes until the suite got through its tests; false when it could not (a cell error).
+/// Processes until the suite got through its tests, or the plugin stopped one, or the failure
+/// budget is spent; false when it could not run (a cell error).
 bool suite_cell_run::main_pass() {
   for (int k = 1;; ++k) {
-    const suite_process_result p = start("p" + std::to_string(k), std::nullopt);
+    const std::string tag = "p" + std::to_string(k);
+    const suite_process_result p = start(tag, {});
     if (p.stopped)
       return false;
+    if (k == 1)
+      m_collected = p.progress.collected;
     if (p.map_written)
       m_main_maps.push_back(p.map_path);
-    take_tests(p, "p" + std::to_string(k));
+    take_tests(p, tag);
     // Tests that passed or were skipped are recorded at once: a run killed later keeps them.
     for (auto &t : m_tests)
-      if (!t.recorded && is_success(t.tries.front().result))
-        record_test(t);
+      if (!t.recorded && is_success(t.first().result)) {
+        m_r.results.append(suite_case_record(t, m_cell.id));
+        t.recorded = true;
+      }
+    if (p.progress.stopped)
+      m_stop = p.progress.stopped;
     if (!p.ended_abnormally() || !p.progress.in_flight())
       return end_of_main_process(p);
     const suite_test_progress &t = *p.progress.in_flight();
-    add_try(
-        t.nodeid, t.classname, t.name,
-        {p.timed_out ? outcome::timeout : outcome::crash,
-         "the suite's process " + p.how_it_ended() + " during this test (log: " + p.log_path + ")",
-         p.in_flight_s(), "p" + std::to_string(k)});
+    add_try(t.nodeid, t.classname, t.name, in_flight_try(p, tag));
+    if (m_x.max_fails && main_failures() >= *m_x.max_fails)
+      return true; // the budget is spent: no further process
     if (k >= suite_crash_limit) {
       cell_error("the suite's processes ended inside a test " + std::to_string(k) +
                  " times; it is not resumed again (log: " + p.log_path + ")");
       return false;
     }
   }
+}
+
+/// "collected 12 tests", "collected 0 tests", "did not say what it collected".
+std::string collected_text(const std::optional<long> &n) {
+  return n ? "collected " + std::to_string(*n) + " test" + (*n == 1 ? "" : "s")
+           : "did not say what it collected (cuparity's pytest plugin reported nothing)";
 }
 
 /// The last process of the main pass: the suite ran, or this is its cell error.
@@ -191,35 +152,42 @@ bool suite_cell_run::end_of_main_process(const suite_process_result &p) {
     return false;
   }
   if (m_followed && !m_ran_tests && !m_tests.empty()) {
-    // pytest's collection errors are <error> testcases of the modules that failed to import,
-    // and no test ran: the suite could not start, one cell error (not one error per module).
-    const std::string first = m_tests.front().tries.front().message;
+    // Every module failed to import and no test ran: the suite could not start, one cell error
+    // (not one error per module).
+    const std::string first = m_tests.front().first().message;
+    const std::size_t modules = m_tests.size();
     m_tests.clear();
-    cell_error("the suite ran no test: its collection failed (" + first + "); its process " +
-               p.how_it_ended() + log);
+    cell_error("the suite ran no test: its collection failed in " + std::to_string(modules) +
+               " module" + (modules == 1 ? "" : "s") + " (first: " + first + "); it " +
+               collected_text(p.progress.collected) + "; its process " + p.how_it_ended() + log);
     return false;
   }
   if (m_tests.empty()) {
-    cell_error("the suite ran no test: its process " + p.how_it_ended() + " and its JUnit file " +
-               "lists none (an import error stops a pytest suite at collection)" + log);
+    // Zero tests is never a pass (cuda-python's nightly ran none for three weeks unnoticed).
+    cell_error("the suite ran no test: it " + collected_text(p.progress.collected) +
+               ", its process " + p.how_it_ended() + " and its JUnit file lists none" + log);
     return false;
   }
   return true;
 }
 
 suite_process_result suite_cell_run::start(const std::string &tag,
-                                           const std::optional<std::string> &only) {
-  suite_process_spec spec{m_x.command,
-                          m_x.junit,
-                          m_dir + "/" + tag,
-                          m_dir,
-                          m_env,
-                          suite_environment_of(m_r.m, m_cell, m_x.environment),
-                          {},
-                          only,
-                          std::chrono::milliseconds(static_cast<long long>(m_x.timeout_s * 1000)),
-                          m_x.root};
-  if (!only)
+                                           const std::vector<std::string> &only) {
+  const bool main = only.empty();
+  suite_process_spec spec{
+      .command = m_x.command,
+      .junit = m_x.junit,
+      .dir = m_dir + "/" + tag,
+      .suite_dir = m_dir,
+      .env = m_env,
+      .extra_env = suite_environment_of(m_r.m, m_cell, m_x.environment),
+      .only = only,
+      .timeout = std::chrono::milliseconds(static_cast<long long>(m_x.timeout_s * 1000)),
+      .cwd = m_x.root,
+      // The stops are the main pass's: re-runs hold only tests that failed already.
+      .same_failures = main ? m_x.environment_after : 0,
+      .max_fails = main && m_x.max_fails ? *m_x.max_fails - static_cast<int>(main_failures()) : 0};
+  if (main)
     for (const auto &t : m_tests)
       spec.deselect.push_back(t.nodeid);
   suite_process_result p = run_suite_process(spec, m_r.stop);
@@ -229,25 +197,19 @@ suite_process_result suite_cell_run::start(const std::string &tag,
   m_processes.push_back(
       process_record(p, tag, p.junit ? p.junit->tests.size() : p.progress.tests.size(),
                      in_flight && p.ended_abnormally() ? json(in_flight->nodeid) : json(nullptr),
-                     only ? json(*only) : json(nullptr)));
+                     main ? json(nullptr) : json(only)));
   return p;
 }
 
-/// The JUnit file's tests, or, from a process killed before it could write one, the tests its
-/// progress shows ended.
+/// A main-pass process's tests: its modules that could not be collected (each once, whichever
+/// process reported it), then the tests it ran.
 void suite_cell_run::take_tests(const suite_process_result &p, const std::string &tag) {
-  if (p.junit) {
-    for (const auto &t : p.junit->tests) {
-      const suite_test_progress *seen = p.progress.find_junit(t.classname, t.name);
-      add_try(seen ? seen->nodeid : t.classname + "::" + t.name, t.classname, t.name,
-              junit_try(t, seen, p.junit_path, tag));
-    }
-    return;
-  }
-  for (const auto &t : p.progress.tests)
-    if (t.ended)
-      add_try(t.nodeid, t.classname, t.name,
-              {outcome_of_progress(t), t.junit_style_message(), t.duration_s, tag});
+  for (const auto &e : p.progress.collect_errors)
+    if (!m_by_nodeid.count(e.nodeid))
+      add_try(e.nodeid, e.classname, e.name, {outcome::error, e.message, 0, tag}).collection_error =
+          true;
+  for (auto &r : reported_tries(p, tag))
+    add_try(r.nodeid, r.classname, r.name, std::move(r.t));
 }
 
 suite_test &suite_cell_run::add_try(const std::string &nodeid, const std::string &classname,
@@ -262,64 +224,114 @@ suite_test &suite_cell_run::add_try(const std::string &nodeid, const std::string
   return test;
 }
 
-/// deqp-runner's rule: a test that did not pass runs again alone, in a fresh process, up to the
-/// suite's retries, and stops once its outcome changed (then it is flaky, whatever comes next).
-void suite_cell_run::rerun(suite_test &t) {
-  for (int n = 0; n < m_x.retries && !m_r.stop; ++n) {
-    const std::string tag = "r" + std::to_string(++m_reruns);
-    const suite_process_result p = start(tag, t.nodeid);
+/// The tests the main pass ran to their end (or died in), its collection errors aside.
+std::vector<const suite_test *> suite_cell_run::main_tests() const {
+  std::vector<const suite_test *> out;
+  for (const auto &t : m_tests)
+    if (!t.collection_error)
+      out.push_back(&t);
+  return out;
+}
+
+/// The main pass's failed tests: what max_fails counts (a crash and a timeout are failures too).
+long suite_cell_run::main_failures() const {
+  long n = 0;
+  for (const suite_test *t : main_tests())
+    n += is_success(t->first().result) ? 0 : 1;
+  return n;
+}
+
+/// The tests the first process collected that the main pass never ended.
+long suite_cell_run::not_run() const {
+  const long ended = static_cast<long>(main_tests().size());
+  return m_collected && *m_collected > ended ? *m_collected - ended : 0;
+}
+
+/// The main pass's end: a broken environment (every test failed alike) or a spent failure
+/// budget ends the suite here, with no re-run.
+void suite_cell_run::judge_main_pass() {
+  const bool env_stop = m_stop && m_stop->reason == "environment";
+  if (env_stop)
+    m_environment = {{"message", m_stop->message}, {"count", m_stop->count}};
+  else if (const auto same = identical_failures(main_tests()))
+    m_environment = {{"message", same->first}, {"count", same->second}};
+  if (!m_environment.is_null()) {
+    m_environment["stopped"] = env_stop;
+    m_environment["not_run"] = not_run();
+    return;
+  }
+  const long failures = main_failures();
+  if (m_x.max_fails && failures >= *m_x.max_fails)
+    m_budget = {{"max_fails", *m_x.max_fails}, {"failures", failures}, {"not_run", not_run()}};
+}
+
+/// deqp-runner's rule: the tests that did not pass run again together, in one fresh process, up
+/// to `retries` batches; each batch holds the tests whose outcome has not changed yet (one that
+/// changed is flaky, whatever comes next).
+void suite_cell_run::rerun_batches() {
+  std::vector<std::size_t> pending;
+  for (std::size_t i = 0; i < m_tests.size(); ++i)
+    if (!m_tests[i].recorded && !m_tests[i].collection_error)
+      pending.push_back(i);
+  for (int batch = 1; batch <= m_x.retries && !pending.empty() && !m_r.stop; ++batch) {
+    rerun(pending, "b" + std::to_string(batch));
+    std::erase_if(pending, [&](std::size_t i) { return !m_tests[i].unchanged(); });
+  }
+}
+
+/// A few tests that failed alike in every batch run once more, each alone in its own process: one
+/// that passes then fails only beside other tests (order-dependent), and is flaky.
+void suite_cell_run::rerun_alone() {
+  if (m_x.retries == 0)
+    return;
+  int n = 0;
+  for (std::size_t i = 0; i < m_tests.size() && n < m_x.rerun_alone && !m_r.stop; ++i) {
+    const suite_test &t = m_tests[i];
+    if (!t.recorded && !t.collection_error && t.tries.size() > 1 && t.unchanged())
+      rerun({i}, "a" + std::to_string(++n));
+  }
+}
+
+/// One re-run of `tests` together (tagged `tag`): a process dying inside one of them ends that
+/// one's try, and the others resume in a fresh process (`tag`.2, .3, ...), as the main pass does.
+void suite_cell_run::rerun(const std::vector<std::size_t> &tests, const std::string &tag) {
+  std::set<std::size_t> left(tests.begin(), tests.end());
+  auto find = [&](const std::string &nodeid, const std::string &classname,
+                  const std::string &name) -> std::optional<std::size_t> {
+    for (std::size_t i : left)
+      if (m_tests[i].nodeid == nodeid ||
+          (m_tests[i].classname == classname && m_tests[i].name == name))
+        return i;
+    return std::nullopt;
+  };
+  std::string how = "it was not run";
+  for (int k = 1; !left.empty(); ++k) {
+    const std::string process = k == 1 ? tag : tag + "." + std::to_string(k);
+    std::vector<std::string> only;
+    for (std::size_t i : left)
+      only.push_back(m_tests[i].nodeid);
+    const suite_process_result p = start(process, only);
     if (p.stopped)
       return;
-    t.tries.push_back(rerun_try(p, t, tag));
-    if (t.tries.back().result != t.tries.front().result)
-      return;
+    for (auto &r : reported_tries(p, process))
+      if (const auto i = find(r.nodeid, r.classname, r.name)) {
+        m_tests[*i].tries.push_back(std::move(r.t));
+        left.erase(*i);
+      }
+    how = "its process " + p.how_it_ended() + " (log: " + p.log_path + ")";
+    const suite_test_progress *f = p.progress.in_flight();
+    const auto died_in =
+        f && p.ended_abnormally() ? find(f->nodeid, f->classname, f->name) : std::nullopt;
+    if (!died_in)
+      break;
+    m_tests[*died_in].tries.push_back(in_flight_try(p, process));
+    left.erase(*died_in);
+    if (k >= suite_crash_limit)
+      break;
   }
-}
-
-test_try suite_cell_run::rerun_try(const suite_process_result &p, const suite_test &t,
-                                   const std::string &tag) const {
-  if (p.junit)
-    for (const auto &j : p.junit->tests)
-      if (j.classname == t.classname && j.name == t.name)
-        return junit_try(j, p.progress.find_junit(j.classname, j.name), p.junit_path, tag);
-  if (const suite_test_progress *f = p.progress.in_flight(); f && p.ended_abnormally())
-    return {p.timed_out ? outcome::timeout : outcome::crash,
-            "the suite's process " + p.how_it_ended() + " during this test", p.in_flight_s(), tag};
-  return {outcome::error,
-          "the re-run did not run this test: its process " + p.how_it_ended() +
-              " (log: " + p.log_path + ")",
-          0, tag};
-}
-
-void suite_cell_run::record_test(suite_test &t) {
-  const test_try &first = t.tries.front();
-  bool changed = false;
-  std::string sequence;
-  json tries = json::array();
-  for (const auto &x : t.tries) {
-    changed = changed || x.result != first.result;
-    sequence += (sequence.empty() ? "" : ", ") + std::string(to_string(x.result));
-    tries.push_back({{"outcome", to_string(x.result)},
-                     {"message", x.message},
-                     {"time_s", x.time_s},
-                     {"process", x.process}});
-  }
-  case_record r{.cell = m_cell.id,
-                .case_id = t.case_id,
-                .result = first.result,
-                .message = first.message,
-                .duration_ms = first.time_s * 1000};
-  if (changed) {
-    r.result = outcome::flaky;
-    r.message = "changed outcome between tries: " + sequence + " (first: " + first.message + ")";
-  } else if (t.tries.size() > 1) {
-    r.message += " (the same in " + std::to_string(t.tries.size()) + " tries)";
-  }
-  json record = to_json(r);
-  record["nodeid"] = t.nodeid;
-  record["tries"] = tries;
-  m_r.results.append(record);
-  t.recorded = true;
+  for (std::size_t i : left)
+    m_tests[i].tries.push_back(
+        {outcome::error, "the re-run did not run this test: " + how, 0, tag});
 }
 
 /// The cell's record (once per cell, from its first suite) and the suite's end, both from the
@@ -342,7 +354,11 @@ void suite_cell_run::finish(double wall_ms) {
     maps.push_back(fs::relative(m, fs::absolute(m_r.out_root)).string());
   append(record_type::suite_end, {{"suite", m_x.name},
                                   {"tests", m_tests.size()},
+                                  {"collected", m_collected ? json(*m_collected) : json(nullptr)},
+                                  {"process_count", m_processes.size()},
                                   {"processes", m_processes},
+                                  {"environment", m_environment},
+                                  {"budget", m_budget},
                                   {"maps", maps},
                                   {"bindings", bindings_json(e)},
                                   {"evidence", evidence},

@@ -103,8 +103,14 @@ def suite_broken(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def suite_crash(tmp_path_factory):
-    return run_matrix("suite-crash.toml", tmp_path_factory.mktemp("suite-crash") / "out")
+def suite_crash_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("suite-crash") / "out"
+    return run_matrix("suite-crash.toml", out), out
+
+
+@pytest.fixture(scope="module")
+def suite_crash(suite_crash_run):
+    return suite_crash_run[0]
 
 
 @pytest.fixture(scope="module")
@@ -274,3 +280,18 @@ def test_resume_runs_only_the_suites_that_did_not_end(tmp_path):
     assert suite_ends(out) == [working]  # the working cell was not run again
     assert [p["cell"] for p in problems(resumed, "cell_error")] == [broken]
     assert resumed["counts"] == first["counts"]
+
+
+def test_a_crash_inside_a_batch_resumes_the_batch(suite_crash_run):
+    """The faulty cell's failed tests re-run together (b1); the crash in test_synchronize ends its
+    try there, and the batch resumes without it (b1.2), where the flaky test passes."""
+    summary, out = suite_crash_run
+    [faulty] = cells_by(summary, CUPARITY_SIM_FAULTS="cuCtxSynchronize:crash")
+    records = map(json.loads, (out / "results.jsonl").read_text(encoding="utf-8").splitlines())
+    by_case = {r["case"]: r for r in records if r.get("cell") == faulty and "case" in r}
+    crashed = by_case["simpkg.test_basics.StreamTests.test_synchronize"]
+    assert [(t["process"], t["outcome"]) for t in crashed["tries"]][:2] == \
+        [("p1", "crash"), ("b1", "crash")]
+    flaky = by_case[FLAKY_CASE]
+    assert [(t["process"], t["outcome"]) for t in flaky["tries"]] == \
+        [("p2", "fail"), ("b1.2", "pass")]

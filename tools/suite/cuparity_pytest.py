@@ -20,8 +20,21 @@ variable; with none of them set it registers nothing and the suite runs as if it
   page cache outlives it (no fsync: the machine is not expected to crash, only the process).
 - CUPARITY_SUITE_DESELECT=<file>: node ids, one a line, deselected (the tests a crashed process
   had already finished, when the runner resumes the suite in a fresh one).
-- CUPARITY_SUITE_ONLY=<file>: node ids, one a line; every other item is deselected (a failed test
-  re-run alone).
+- CUPARITY_SUITE_ONLY=<file>: node ids, one a line; every other item is deselected (the tests
+  that did not pass, re-run together in one process, or one of them alone).
+- CUPARITY_SUITE_CONTINUE_COLLECTION=1: pytest goes on past a module that cannot be imported
+  (--continue-on-collection-errors), and each such module is a line
+    {"event": "collect_error", "nodeid", "classname", "name", "message"}   classname and name as
+                                                  JUnit names the module's error; message: the
+                                                  error's last line, or "missing test dependency
+                                                  'cffi' (imported by pkg.test_x)" when the module
+                                                  it could not import is no package installed
+- CUPARITY_SUITE_SAME_FAILURES=K: when the first K tests that ended (skips aside) all failed with
+  one identical message, none having passed, the session stops (as --maxfail stops it) after a
+  line {"event": "stopped", "reason": "environment", "message", "count": K}: a broken
+  environment (a fixture that does not exist) is named in seconds, not after every test.
+- CUPARITY_SUITE_MAX_FAILS=N: after N tests failed (or errored), the session stops after a line
+  {"event": "stopped", "reason": "max_fails", "failures": N}.
 
 A variable naming a file that cannot be read (or, for the progress file, opened for appending)
 is a pytest usage error naming the variable and the path, so the suite exits non-zero at once
@@ -30,6 +43,7 @@ instead of running unobserved or unfiltered.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -40,6 +54,9 @@ import pytest
 PROGRESS_VAR = "CUPARITY_SUITE_PROGRESS"
 DESELECT_VAR = "CUPARITY_SUITE_DESELECT"
 ONLY_VAR = "CUPARITY_SUITE_ONLY"
+CONTINUE_VAR = "CUPARITY_SUITE_CONTINUE_COLLECTION"
+SAME_FAILURES_VAR = "CUPARITY_SUITE_SAME_FAILURES"
+MAX_FAILS_VAR = "CUPARITY_SUITE_MAX_FAILS"
 
 # The junitxml plugin's own functions, when this pytest has them under these names: the progress
 # file must name each test exactly as the JUnit file does, and the surest way is the same code.
@@ -120,6 +137,55 @@ def one_line_cause(report) -> str:
     return text.splitlines()[-1] if text else ""
 
 
+def junit_style(outcome: str, when: str | None, message: str) -> str:
+    """A failed test's message as the runner records it: JUnit's form for an error (a failure
+    outside the test's call), `failed on setup with "<cause>"`, else the cause."""
+    if outcome == "failed" and when and when != "call":
+        return f'failed on {when} with "{message}"'
+    return message
+
+
+_NO_MODULE = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([^']+)'")
+
+
+def is_installed(name: str) -> bool:
+    """Whether the top-level package `name` can be found on this process's path."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def collect_error_message(report, module: str) -> str:
+    """The error's last line, without pytest's "E" gutter: "ModuleNotFoundError: No module named
+    'x'". A module the test module could not import whose package is not installed at all is a
+    missing test dependency (a package of the suite's own is: only its module is missing)."""
+    text = str(report.longrepr or "").strip()
+    lines = [line[1:].strip() if line.startswith("E ") else line.strip()
+             for line in text.splitlines() if line.strip()]
+    last = lines[-1] if lines else "collection failed"
+    missing = _NO_MODULE.search(last)
+    if missing:
+        top = missing.group(1).split(".")[0]
+        if not is_installed(top):
+            return f"missing test dependency '{top}' (imported by {module})"
+    return last
+
+
+def read_count(variable: str) -> int | None:
+    """A whole number >= 0 from `variable`; None when it is unset or 0 (nothing asked)."""
+    text = os.environ.get(variable)
+    if not text:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise pytest.UsageError(f"{variable}={text}: expected a whole number >= 0")
+    return value or None
+
+
 def read_nodeids(variable: str) -> set[str] | None:
     """The node ids of the file named by `variable` (blank lines ignored), None when it is unset."""
     path = os.environ.get(variable)
@@ -140,6 +206,13 @@ class SuiteObserver:
         self.progress = progress      # an open text file, or None
         self.deselect = deselect      # node ids to drop, or None
         self.only = only              # node ids to keep, or None
+        self.same_failures = read_count(SAME_FAILURES_VAR)  # stop after K identical failures
+        self.max_fails = read_count(MAX_FAILS_VAR)          # stop after N failures
+        self.session = None
+        self.failures = 0
+        self.same_message: str | None = None  # the message every failure so far had
+        self.same_count = 0                   # how many had it; the rule is off once None
+        self.stopped = False
         self.outcomes: dict[str, str] = {}
         self.durations: dict[str, float] = {}
         self.messages: dict[str, str] = {}
@@ -171,6 +244,45 @@ class SuiteObserver:
             # Reported as deselected, as -k does, so the summary line counts them.
             config.hook.pytest_deselected(items=dropped)
             items[:] = kept
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.session = session
+
+    def pytest_collectreport(self, report) -> None:
+        if not report.failed:
+            return
+        prefix = getattr(self.config.option, "junitprefix", None)
+        classname, name = junit_names(report.nodeid, prefix)
+        module = ".".join(mangle_test_address(report.nodeid))
+        self.emit({"event": "collect_error", "nodeid": report.nodeid, "classname": classname,
+                   "name": name, "message": collect_error_message(report, module)})
+
+    def count_outcome(self, outcome: str, message: str) -> None:
+        """The two stops, after each test that ended."""
+        if outcome == "passed":
+            self.same_count, self.same_message = -1, None  # a pass: no broken environment
+        if outcome != "failed" or self.stopped:
+            return
+        self.failures += 1
+        if self.same_count >= 0:
+            if self.same_message is None or self.same_message == message:
+                self.same_message, self.same_count = message, self.same_count + 1
+            else:
+                self.same_count, self.same_message = -1, None
+        if self.same_failures and self.same_count >= self.same_failures:
+            self.stop(f"{self.same_count} tests failed alike: {message}",
+                      {"reason": "environment", "message": message, "count": self.same_count})
+        elif self.max_fails and self.failures >= self.max_fails:
+            self.stop(f"stopping after {self.failures} failures (cuparity's max_fails)",
+                      {"reason": "max_fails", "failures": self.failures})
+
+    def stop(self, why: str, event: dict) -> None:
+        # shouldfail, as --maxfail sets it: pytest ends the run after this test, its JUnit file
+        # written, exit status 1.
+        self.stopped = True
+        if self.session is not None:
+            self.session.shouldfail = why
+        self.emit({"event": "stopped", **event})
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.emit({"event": "collected", "count": len(session.items)})
@@ -210,6 +322,8 @@ class SuiteObserver:
         if nodeid in self.phases:  # a failure in setup or teardown is what JUnit calls an error
             record["when"] = self.phases.pop(nodeid)
         self.emit(record)
+        self.count_outcome(record["outcome"],
+                           junit_style(record["outcome"], record.get("when"), record["message"]))
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.progress is not None:
@@ -221,7 +335,11 @@ def pytest_configure(config: pytest.Config) -> None:
     progress_path = os.environ.get(PROGRESS_VAR)
     deselect = read_nodeids(DESELECT_VAR)
     only = read_nodeids(ONLY_VAR)
-    if not progress_path and deselect is None and only is None:
+    if os.environ.get(CONTINUE_VAR) == "1":
+        # One module that cannot import is that module's error; the others still run.
+        config.option.continue_on_collection_errors = True
+    stops = read_count(SAME_FAILURES_VAR) or read_count(MAX_FAILS_VAR)
+    if not progress_path and deselect is None and only is None and not stops:
         return  # nothing asked: leave the suite exactly as it is
     progress = None
     if progress_path:

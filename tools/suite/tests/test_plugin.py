@@ -24,6 +24,8 @@ import cuparity_pytest  # noqa: E402  (needs SUITE_DIR on sys.path)
 pytest_plugins = ["pytester"]
 
 VARIABLES = ("CUPARITY_SUITE_PROGRESS", "CUPARITY_SUITE_DESELECT", "CUPARITY_SUITE_ONLY")
+STOP_VARIABLES = ("CUPARITY_SUITE_SAME_FAILURES", "CUPARITY_SUITE_MAX_FAILS",
+                  "CUPARITY_SUITE_CONTINUE_COLLECTION")
 
 # Every kind of test the runner must name: pass, fail, skip, xfail, parametrised ids with brackets
 # (and `::` and a space inside the parameters), a unittest.TestCase, a class of plain tests.
@@ -94,7 +96,7 @@ EXPECTED_OUTCOMES = {
 @pytest.fixture(autouse=True)
 def clean_environment(monkeypatch):
     """No variable of the plugin leaks in from the outer run."""
-    for name in VARIABLES:
+    for name in VARIABLES + STOP_VARIABLES:
         monkeypatch.delenv(name, raising=False)
 
 
@@ -393,3 +395,114 @@ def test_c():
         assert ends[nodeid]["message"] == "fixture 'absent' not found", ends[nodeid]
         assert (ends[nodeid]["outcome"], ends[nodeid]["when"]) == ("failed", "setup")
     assert ends["test_fix.py::test_c"]["when"] == "call"
+
+
+# Ten tests needing a fixture nobody provides, then one that passes.
+BROKEN_ENVIRONMENT = {"test_env.py": """
+import pytest
+
+@pytest.mark.parametrize("k", range(10))
+def test_needs(absent, k):
+    pass
+
+def test_last():
+    pass
+"""}
+
+
+def test_identical_failures_stop_the_session(pytester, monkeypatch):
+    make_suite(pytester, BROKEN_ENVIRONMENT)
+    progress = pytester.path / "progress.jsonl"
+    monkeypatch.setenv("CUPARITY_SUITE_PROGRESS", str(progress))
+    monkeypatch.setenv("CUPARITY_SUITE_SAME_FAILURES", "4")
+    result = pytester.runpytest("-p", "cuparity_pytest")
+    result.assert_outcomes(errors=4)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    events = read_progress(progress)
+    assert events[-1] == {"event": "stopped", "reason": "environment", "count": 4,
+                          "message": "failed on setup with \"fixture 'absent' not found\""}
+    assert [e["event"] for e in events].count("end") == 4
+
+
+def test_a_pass_or_another_message_keeps_the_session_going(pytester, monkeypatch):
+    make_suite(pytester, {"test_mixed_env.py": """
+import pytest
+
+def test_first():
+    pass
+
+@pytest.mark.parametrize("k", range(5))
+def test_needs(absent, k):
+    pass
+""", "test_other.py": """
+import pytest
+
+@pytest.mark.parametrize("k", range(5))
+def test_differs(k):
+    assert k < 0, f"case {k}"
+"""})
+    monkeypatch.setenv("CUPARITY_SUITE_SAME_FAILURES", "3")
+    # test_first passed: no stop, however many fail alike after it.
+    pytester.runpytest("-p", "cuparity_pytest", "test_mixed_env.py").assert_outcomes(
+        passed=1, errors=5)
+    # Failures with different messages: no broken environment either.
+    pytester.runpytest("-p", "cuparity_pytest", "test_other.py").assert_outcomes(failed=5)
+
+
+def test_max_fails_stops_the_session(pytester, monkeypatch):
+    make_suite(pytester, {"test_many.py": """
+import pytest
+
+@pytest.mark.parametrize("k", range(10))
+def test_fails(k):
+    assert k < 0, f"case {k}"
+"""})
+    progress = pytester.path / "progress.jsonl"
+    monkeypatch.setenv("CUPARITY_SUITE_PROGRESS", str(progress))
+    monkeypatch.setenv("CUPARITY_SUITE_MAX_FAILS", "3")
+    pytester.runpytest("-p", "cuparity_pytest").assert_outcomes(failed=3)
+    assert read_progress(progress)[-1] == {"event": "stopped", "reason": "max_fails",
+                                           "failures": 3}
+
+
+@pytest.mark.parametrize("value", ["-1", "three"])
+def test_a_bad_count_is_a_usage_error(pytester, monkeypatch, value):
+    make_suite(pytester, {"test_one.py": "def test_a():\n    pass\n"})
+    monkeypatch.setenv("CUPARITY_SUITE_MAX_FAILS", value)
+    result = run_as_the_runner_does(pytester, monkeypatch)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*CUPARITY_SUITE_MAX_FAILS={value}*"])
+
+
+def test_collection_errors_are_per_module_and_the_rest_runs(pytester, monkeypatch):
+    make_suite(pytester, {
+        "pkg/__init__.py": "",
+        "pkg/test_dep.py": "import cuparity_no_such_dependency\n\ndef test_a():\n    pass\n",
+        "pkg/test_own.py": "import pkg.not_there\n\ndef test_b():\n    pass\n",
+        "pkg/test_syntax.py": "def test_c(:\n    pass\n",
+        "pkg/test_fine.py": "def test_d():\n    pass\n",
+    })
+    progress = pytester.path / "progress.jsonl"
+    junit = pytester.path / "junit.xml"
+    monkeypatch.setenv("CUPARITY_SUITE_PROGRESS", str(progress))
+    monkeypatch.setenv("CUPARITY_SUITE_CONTINUE_COLLECTION", "1")
+    result = run_as_the_runner_does(pytester, monkeypatch, f"--junitxml={junit}")
+    result.assert_outcomes(passed=1, errors=3)
+    errors = {e["nodeid"]: e for e in read_progress(progress) if e["event"] == "collect_error"}
+    assert sorted(errors) == ["pkg/test_dep.py", "pkg/test_own.py", "pkg/test_syntax.py"]
+    assert errors["pkg/test_dep.py"]["message"] == (
+        "missing test dependency 'cuparity_no_such_dependency' (imported by pkg.test_dep)")
+    # pkg is installed (here, found): its missing module is the suite's own error.
+    assert errors["pkg/test_own.py"]["message"] == \
+        "ModuleNotFoundError: No module named 'pkg.not_there'"
+    assert errors["pkg/test_syntax.py"]["message"].startswith("SyntaxError"), errors
+    # Named as JUnit names the module's error, so the runner can join the two.
+    assert {(e["classname"], e["name"]) for e in errors.values()} <= set(junit_cases(junit))
+
+
+def test_without_the_variable_a_collection_error_interrupts(pytester, monkeypatch):
+    make_suite(pytester, {"test_dep.py": "import cuparity_no_such_dependency\n",
+                          "test_fine.py": "def test_d():\n    pass\n"})
+    result = pytester.runpytest("-p", "cuparity_pytest")
+    result.assert_outcomes(errors=1)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
