@@ -3,7 +3,9 @@
 A benchmark that reports figures, not a timed test: scripts/bench-overhead runs it. Each KIND is a
 pair of commands, the bare one and the same under cuparity, run --pairs times in interleaved pairs
 (the order alternates, so drift and caches weigh on both sides alike), after --warmup unmeasured
-pairs. Per kind it prints and writes (--json) each side's median, the ratio of the medians with a
+pairs. With --parts, a capture kind also runs the bare command with the audit library alone and
+with the audit library and the Python start-up hook (rounds of four, each starting one later), so
+the cost is split into the audit library's, the hook's and cuparity's own. Per kind it prints and writes (--json) each side's median, the ratio of the medians with a
 bootstrap 95 % interval over the pairs, the difference of the medians in ms, and the median of the
 per-pair differences with its distribution-free (order-statistic) 95 % interval.
 
@@ -65,6 +67,9 @@ class Kind:
                  goal: str) -> None:
         self.name, self.label, self.bare, self.wrapped, self.env, self.goal = name, label, bare, wrapped, env, goal
         self.out_dir: Path | None = None  # emptied before each wrapped run
+        # --parts: the bare command with only some of what `capture` adds, {part: extra variables};
+        # "{events}" in a value is a fresh empty folder for each run.
+        self.parts: dict[str, dict[str, str]] = {}
 
 
 def _driver_library(args: argparse.Namespace) -> str:
@@ -84,7 +89,22 @@ def _capture_kind(args, work: Path, name: str, label: str, command: list[str], e
     wrapped = _cuparity(args) + ["capture", "--quiet", "--out", str(out / "map.json"), "--"] + command
     kind = Kind(name, label, command, wrapped, env, "capture")
     kind.out_dir = out
+    if args.parts:
+        kind.parts = _parts(args, env)
     return kind
+
+
+def _parts(args, env: dict[str, str]) -> dict[str, dict[str, str]]:
+    """What `cuparity capture` adds to a command's environment, in two steps (docs/capture.md): the
+    audit library alone, then with the Python start-up hook. What the full capture costs beyond
+    both is cuparity's own: starting, waiting, reading the events, the map."""
+    bin_dir = Path(args.cuparity).resolve().parent
+    audit = {"LD_AUDIT": str(bin_dir / "libcuparity_audit.so"), "CUPARITY_CAPTURE_DIR": "{events}"}
+    if args.driver:
+        audit["CUPARITY_CAPTURE_DRIVER"] = _driver_library(args)
+    path = env.get("PYTHONPATH") or os.environ.get("PYTHONPATH")
+    hook = str(bin_dir / "python-hook") + (":" + path if path else "")
+    return {"audit": audit, "audit+hook": dict(audit, PYTHONPATH=hook)}
 
 
 def _simpkg_env(args) -> dict[str, str]:
@@ -178,8 +198,10 @@ def _clear(folder: Path | None) -> None:
             entry.unlink()
 
 
-def time_once(kind: Kind, wrapped: bool, log: Path) -> float:
-    """Seconds one run took; BenchError (exit 1) when it did not exit 0, with its output's end."""
+def time_once(kind: Kind, side: str, log: Path, work: Path) -> float:
+    """Seconds one run of `side` ("bare", "capture"/"runner", or a part) took; BenchError (exit 1)
+    when it did not exit 0, with its output's end."""
+    wrapped = side not in ("bare", *kind.parts)
     if wrapped:
         _clear(kind.out_dir)
         if kind.goal == "suite" and kind.out_dir is not None and kind.out_dir.exists():
@@ -187,6 +209,11 @@ def time_once(kind: Kind, wrapped: bool, log: Path) -> float:
     argv = kind.wrapped if wrapped else kind.bare
     env = dict(os.environ)
     env.update(kind.env)
+    events = work / "part-events"
+    if side in kind.parts:
+        shutil.rmtree(events, ignore_errors=True)
+        events.mkdir()
+        env.update({k: v.replace("{events}", str(events)) for k, v in kind.parts[side].items()})
     with open(log, "wb") as out:
         start = time.perf_counter()
         try:
@@ -197,31 +224,29 @@ def time_once(kind: Kind, wrapped: bool, log: Path) -> float:
         seconds = time.perf_counter() - start
     if code != 0:
         tail = log.read_bytes()[-2000:].decode("utf-8", "replace")
-        side = "under cuparity" if wrapped else "bare"
         raise BenchError(f"{kind.label} ({side}) exited {code}: {shlex.join(argv)}\n{tail}", 1)
     return seconds
 
 
-def measure(kind: Kind, pairs: int, warmup: int, work: Path) -> dict:
+def measure(kind: Kind, pairs: int, warmup: int, work: Path) -> list[dict]:
+    """`pairs` rounds of every side; each round starts one side later than the one before (two
+    sides: bare first, then the other first), so no side always runs first."""
     log = work / "last-output.log"
+    full = "capture" if kind.goal == "capture" else "runner"
+    sides = ["bare", *kind.parts, full]
     for _ in range(warmup):
-        time_once(kind, False, log)
-        time_once(kind, True, log)
-    bare, wrapped, order = [], [], []
+        for side in sides:
+            time_once(kind, side, log, work)
+    times: dict[str, list[float]] = {side: [] for side in sides}
+    order = []
     for i in range(pairs):
-        wrapped_first = i % 2 == 1
-        order.append("wrapped_first" if wrapped_first else "bare_first")
-        if wrapped_first:
-            w = time_once(kind, True, log)
-            b = time_once(kind, False, log)
-        else:
-            b = time_once(kind, False, log)
-            w = time_once(kind, True, log)
-        bare.append(b)
-        wrapped.append(w)
-        print(f"  {kind.label} pair {i + 1}/{pairs}: bare {b * 1000:.1f} ms, under cuparity {w * 1000:.1f} ms",
-              file=sys.stderr)
-    return summarize(kind, bare, wrapped, order)
+        rotated = sides[i % len(sides):] + sides[:i % len(sides)]
+        order.append(rotated)
+        for side in rotated:
+            times[side].append(time_once(kind, side, log, work))
+        print(f"  {kind.label} round {i + 1}/{pairs}: " +
+              ", ".join(f"{side} {times[side][-1] * 1000:.1f} ms" for side in sides), file=sys.stderr)
+    return [summarize(kind, side, times["bare"], times[side], order) for side in [*kind.parts, full]]
 
 
 # --- statistics ------------------------------------------------------------------------------------
@@ -253,7 +278,7 @@ def median_interval(values: list[float]) -> list[float] | None:
     return None
 
 
-def summarize(kind: Kind, bare: list[float], wrapped: list[float], order: list[str]) -> dict:
+def summarize(kind: Kind, part: str, bare: list[float], wrapped: list[float], order: list[list[str]]) -> dict:
     mb, mw = statistics.median(bare), statistics.median(wrapped)
     diffs = [w - b for b, w in zip(bare, wrapped)]
     interval = median_interval(diffs)
@@ -266,13 +291,15 @@ def summarize(kind: Kind, bare: list[float], wrapped: list[float], order: list[s
     else:
         goal = {"rule": "at most 5 %", "allowed_ratio": 1.05}
         meets = ratio <= 1.05
+    in_part = part in kind.parts
     return {
         "kind": kind.name,
-        "label": kind.label,
+        "label": kind.label if part in ("capture", "runner") else f"{kind.label}/{part}",
         "measures": kind.goal,
+        "part": part,
         "bare_command": kind.bare,
-        "command": kind.wrapped,
-        "environment": kind.env,
+        "command": kind.bare if in_part else kind.wrapped,
+        "environment": dict(kind.env, **kind.parts[part]) if in_part else kind.env,
         "order": order,
         "bare_s": bare,
         "wrapped_s": wrapped,
@@ -290,13 +317,13 @@ def summarize(kind: Kind, bare: list[float], wrapped: list[float], order: list[s
 
 
 def print_table(results: list[dict], out) -> None:
-    head = f"{'kind':<20} {'bare ms':>9} {'cuparity ms':>11} {'ratio':>7} {'95 % CI':>15} {'+ms':>8} {'paired +ms (95 % CI)':>26}  goal"
+    head = f"{'kind':<26} {'bare ms':>9} {'cuparity ms':>11} {'ratio':>7} {'95 % CI':>15} {'+ms':>8} {'paired +ms (95 % CI)':>26}  goal"
     print(head, file=out)
     for r in results:
         lo, hi = r["ratio_ci95"]
         ci = r["paired_diff_ci95_ms"]
         paired = f"{r['paired_diff_median_ms']:.1f}" + (f" ({ci[0]:.1f}..{ci[1]:.1f})" if ci else " (n<6)")
-        print(f"{r['label']:<20} {r['bare_median_s'] * 1000:>9.1f} {r['wrapped_median_s'] * 1000:>11.1f} "
+        print(f"{r['label']:<26} {r['bare_median_s'] * 1000:>9.1f} {r['wrapped_median_s'] * 1000:>11.1f} "
               f"{r['ratio']:>7.3f} {f'{lo:.3f}..{hi:.3f}':>15} {r['diff_ms']:>8.1f} {paired:>26}  "
               f"{'met' if r['meets_goal'] else 'NOT met'} ({r['goal']['rule']})", file=out)
 
@@ -315,6 +342,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--cuparity", default=os.environ.get("CUPARITY_BIN") or str(REPO / "build" / "bin" / "cuparity"),
                    help="the cuparity executable (default $CUPARITY_BIN, else build/bin/cuparity)")
     p.add_argument("--driver", help="passed to cuparity as --driver (sim: the simulated driver)")
+    p.add_argument("--parts", action="store_true",
+                   help="for capture kinds, also time the command with the audit library alone and with "
+                        "the audit library and the Python start-up hook (where capture's cost lies)")
     p.add_argument("--keep", metavar="DIR", help="work in this new folder and keep it (default: a temporary one)")
     args = p.parse_args(argv)
     if args.pairs < 1 or args.warmup < 0:
@@ -335,7 +365,7 @@ def run(args: argparse.Namespace) -> int:
         results = []
         for kind in kinds:
             print(f"{kind.label}: {args.pairs} pairs (+{args.warmup} warm-up)", file=sys.stderr)
-            results.append(measure(kind, args.pairs, args.warmup, work))
+            results.extend(measure(kind, args.pairs, args.warmup, work))
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[3]
 SCRIPT = REPO / "scripts" / "bench-overhead"
 
 RESULT_KEYS = {
-    "kind", "label", "measures", "bare_command", "command", "environment", "order", "bare_s",
+    "kind", "label", "measures", "part", "bare_command", "command", "environment", "order", "bare_s",
     "wrapped_s", "bare_median_s", "wrapped_median_s", "ratio", "ratio_ci95", "overhead_pct",
     "diff_ms", "paired_diff_median_ms", "paired_diff_ci95_ms", "goal", "meets_goal",
 }
@@ -51,7 +51,9 @@ def test_two_pairs_of_simpkg_and_suite200_give_every_figure(tmp_path):
     assert [x["measures"] for x in doc["results"]] == ["capture", "suite"]
     for result in doc["results"]:
         assert set(result) == RESULT_KEYS
-        assert result["order"] == ["bare_first", "wrapped_first"]  # interleaved, alternating
+    for result, full in zip(doc["results"], ["capture", "runner"]):
+        assert result["part"] == full
+        assert result["order"] == [["bare", full], [full, "bare"]]  # interleaved, alternating
         assert len(result["bare_s"]) == len(result["wrapped_s"]) == 2
         assert all(t > 0 for t in result["bare_s"] + result["wrapped_s"])
         lo, hi = result["ratio_ci95"]
@@ -77,3 +79,21 @@ def test_a_failing_command_is_named_and_not_a_figure(tmp_path):
 def test_an_unknown_kind_is_usage():
     r = _run("--cuparity", "/bin/true", "nonesuch")
     assert r.returncode == 2 and "unknown kind 'nonesuch'" in r.stderr
+
+
+def test_parts_split_a_capture_into_the_audit_library_the_hook_and_the_rest(tmp_path):
+    cuparity = _bin_dir() / "cuparity"
+    if not (cuparity.exists() and (_bin_dir() / "libcuparity_simdriver.so").exists()):
+        pytest.skip(f"no cuparity and simulated driver in {_bin_dir()}: build them with scripts/build")
+    out = tmp_path / "bench.json"
+    r = _run("--pairs", "1", "--warmup", "0", "--driver", "sim", "--cuparity", str(cuparity),
+             "--json", str(out), "--parts", "simpkg")
+    assert r.returncode == 0, r.stderr
+    results = json.loads(out.read_text())["results"]
+    assert [(x["label"], x["part"]) for x in results] == [
+        ("simpkg/audit", "audit"), ("simpkg/audit+hook", "audit+hook"), ("simpkg", "capture")]
+    audit, hook, full = results
+    assert audit["command"] == audit["bare_command"] == full["bare_command"]
+    assert audit["environment"]["LD_AUDIT"].endswith("/libcuparity_audit.so")
+    assert "PYTHONPATH" in hook["environment"] and hook["environment"]["PYTHONPATH"].split(":")[0].endswith("python-hook")
+    assert full["order"] == [["bare", "audit", "audit+hook", "capture"]]
