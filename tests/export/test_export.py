@@ -41,7 +41,8 @@ def cuparity(*args: str) -> subprocess.CompletedProcess:
     exe = bin_dir() / "cuparity"
     if not exe.is_file():
         pytest.skip(f"no cuparity in {bin_dir()}: build with scripts/build")
-    return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=120)
+    # From the repository root: a committed run named relatively is named so in the output.
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=120, cwd=REPO)
 
 
 def load_summary(path: Path) -> dict:
@@ -220,3 +221,26 @@ def test_the_output_is_never_the_input(sim_run):
     before = summary.read_bytes()
     assert "-o" in refused(str(sim_run), "--format", "bencher", "-o", str(summary))
     assert summary.read_bytes() == before
+
+
+def doc_examples() -> list[dict]:
+    """The ```json blocks of docs/export.md, in order (the Bencher example, then the pyperf one)."""
+    text = (REPO / "docs/export.md").read_text(encoding="utf-8")
+    blocks = text.split("```json\n")[1:]
+    return [json.loads(b.split("\n```", 1)[0]) for b in blocks]
+
+
+def test_the_doc_examples_are_what_the_command_writes():
+    bencher_example, pyperf_example = doc_examples()
+    proc = cuparity("export", str(H200_LATENCY.relative_to(REPO)), "--format", "bencher")
+    assert proc.returncode == 0, proc.stderr
+    bmf = json.loads(proc.stdout)
+    assert {name: bmf[name] for name in bencher_example} == bencher_example
+    proc = cuparity("export", str(H200_LATENCY.relative_to(REPO)), "--format", "pyperf")
+    assert proc.returncode == 0, proc.stderr
+    suite = json.loads(proc.stdout)
+    assert suite["version"] == pyperf_example["version"]
+    assert suite["metadata"] == pyperf_example["metadata"]
+    names = {b["metadata"]["name"]: b for b in suite["benchmarks"]}
+    for b in pyperf_example["benchmarks"]:
+        assert names[b["metadata"]["name"]] == b
