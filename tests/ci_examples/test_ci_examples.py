@@ -20,6 +20,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -98,7 +99,7 @@ def load(name: str) -> list:
 
 
 def check_schema(name: str, schema: str) -> None:
-    done = subprocess.run(["python3", "-m", "check_jsonschema", "--builtin-schema", schema,
+    done = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema,
                            str(EXAMPLES / name)], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
