@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace cuparity {
 namespace {
@@ -118,6 +119,16 @@ void add_paired(const json &summary, const std::string &matrix, export_run &out)
   }
 }
 
+/// A dashboard keys by name: two figures of one name would be one (BMF keeps the last, pyperf
+/// refuses the file). Only ids or probe names holding " | " can collide.
+void check_distinct(const export_run &run) {
+  std::set<std::string> seen;
+  for (const auto &f : run.figures)
+    if (!seen.insert(f.name).second)
+      throw json_input_error("latency", "two figures would be named '" + f.name +
+                                            "' (a cell id or probe name holds \"" + sep + "\")");
+}
+
 export_run figures_of(const recorded_run &run, const json &summary) {
   export_run out;
   out.context = context_of(run, summary);
@@ -131,6 +142,7 @@ export_run figures_of(const recorded_run &run, const json &summary) {
   }
   add_latency(run, out.context.matrix, out);
   add_paired(summary, out.context.matrix, out);
+  check_distinct(out);
   return out;
 }
 

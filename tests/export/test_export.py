@@ -145,6 +145,18 @@ def test_bencher_of_a_simulated_run_matches_the_metric_format(sim_run, tmp_path)
 def test_pyperf_reads_back_a_simulated_run(sim_run, tmp_path):
     suite = check_pyperf(export(sim_run, "pyperf", tmp_path / "run.json"), load_summary(sim_run))
     assert suite.get_metadata()["cuparity_simulated"] == "true"
+    # The values are the rounds' latency_sample records of results.jsonl, in round order.
+    records = [json.loads(line) for line in
+               (sim_run / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    by_name = {b.get_name(): b for b in suite.get_benchmarks()}
+    samples = sorted((r for r in records if r["type"] == "latency_sample"), key=lambda r: r["round"])
+    assert samples
+    for kind in ("facade", "direct", "other"):
+        for cell in ("nv=0", "nv=1"):
+            values = [r["value"] for r in samples if (r["series"], r["cell"], r["probe"]) ==
+                      (kind, cell, "launch.empty_kernel")]
+            name = f"export-latency | {cell} | launch.empty_kernel | {kind}"
+            assert list(by_name[name].get_values()) == pytest.approx([v / 1e9 for v in values])
 
 
 def test_stdout_is_the_default_output(sim_run):

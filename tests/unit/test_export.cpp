@@ -162,3 +162,12 @@ TEST_CASE("export: a bad member is named by file and path", "[export]") {
   CHECK_THROWS_WITH(read_export_run("/nonexistent/cuparity-run"),
                     Catch::Contains("/nonexistent/cuparity-run"));
 }
+
+TEST_CASE("export: two figures of one name are refused, never one written over the other",
+          "[export]") {
+  auto s = summary();
+  s["latency"]["probes"] = {{{"name", "launch | x"}, {"unit", "ns"}, {"samples", {{"a", {1.0}}}}},
+                            {{"name", "x"}, {"unit", "ns"}, {"samples", {{"a | launch", {2.0}}}}}};
+  CHECK_THROWS_WITH(read_export_run(written(s, "collide")),
+                    Catch::Contains("two figures would be named 'm | a | launch | x | facade'"));
+}
