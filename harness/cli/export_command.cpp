@@ -39,7 +39,8 @@ int export_run_figures(const export_options &opt) {
       std::cout << text << std::flush;
       return exit_code::ok;
     }
-    refuse_same_file(opt.out, run.context.source, "-o");
+    for (const auto &in : {run.context.source, run.context.results_path})
+      refuse_same_file(opt.out, in, "-o");
     write_output_file(opt.out, text, "-o");
   } catch (const summary_input_error &e) {
     std::cerr << "cuparity export: " << e.what() << "\n";

@@ -46,6 +46,7 @@ std::string gpu_label(const json &provenance) {
 export_context context_of(const recorded_run &run, const json &summary) {
   export_context c;
   c.source = run.header.source;
+  c.results_path = run.results_path;
   const auto &m = member(summary, "", "matrix", json_kind::object);
   c.matrix = member(m, "matrix", "name", json_kind::string).get<std::string>();
   const auto &p = run.header.provenance.is_object() ? run.header.provenance : json::object();

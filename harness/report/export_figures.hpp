@@ -11,6 +11,7 @@ namespace cuparity {
 /// What every figure of one run shares (summary.json's provenance and matrix).
 struct export_context {
   std::string source;         ///< the summary.json read
+  std::string results_path;   ///< the results.jsonl beside it (read too, when it exists)
   std::string matrix;         ///< matrix.name
   std::string gpu;            ///< provenance.gpus: one name, "2x NAME" for two alike, else joined
   std::string driver_release; ///< provenance.driver_release ("" in older runs)

@@ -233,6 +233,10 @@ def test_the_output_is_never_the_input(sim_run):
     before = summary.read_bytes()
     assert "-o" in refused(str(sim_run), "--format", "bencher", "-o", str(summary))
     assert summary.read_bytes() == before
+    results = sim_run / "results.jsonl"
+    before = results.read_bytes()
+    assert "-o" in refused(str(sim_run), "--format", "pyperf", "-o", str(results))
+    assert results.read_bytes() == before
 
 
 def doc_examples() -> list[dict]:
