@@ -3,7 +3,9 @@
 
 #include "harness/protocol/records.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 
 namespace cuparity {
 namespace fs = std::filesystem;
@@ -145,22 +147,21 @@ json suite_case_record(const suite_test &t, const std::string &cell) {
 
 std::optional<std::pair<std::string, long>>
 identical_failures(const std::vector<const suite_test *> &tests) {
-  const std::string *message = nullptr;
-  long count = 0;
+  std::map<std::string, long> alike; // failure message -> tests that failed with it
+  long ended = 0;                    // tests that did not skip
   for (const suite_test *t : tests) {
     const outcome o = t->first().result;
     if (o == outcome::not_supported)
       continue; // a skip says nothing either way
-    if (o != outcome::fail && o != outcome::error)
-      return std::nullopt;
-    if (message && *message != t->first().message)
-      return std::nullopt;
-    message = &t->first().message;
-    ++count;
+    ++ended;
+    if (o == outcome::fail || o == outcome::error)
+      ++alike[t->first().message];
   }
-  if (count < 2)
+  const auto most = std::max_element(
+      alike.begin(), alike.end(), [](const auto &a, const auto &b) { return a.second < b.second; });
+  if (most == alike.end() || most->second < 2 || most->second * 10 < ended * 9)
     return std::nullopt;
-  return std::make_pair(*message, count);
+  return *most;
 }
 
 } // namespace cuparity

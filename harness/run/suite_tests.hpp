@@ -49,9 +49,11 @@ struct reported_try {
 /// changed (order-dependent when it changed only in a process of its own), with its tries.
 [[nodiscard]] nlohmann::json suite_case_record(const suite_test &t, const std::string &cell);
 
-/// deqp-runner's "every test failed with one message" (issue 49): the main pass's tests that ended
-/// (`tests`, collection errors aside) when none passed, and the ones that did not skip (at least
-/// 2) all failed or errored with one identical message. {"message", "count"}, else nullopt.
+/// deqp-runner's "the tests fail with one message" (issue 49): of the main pass's tests that ended
+/// (`tests`, collection errors aside) and did not skip, at least 2 and at least 90 % failed or
+/// errored with one identical message. {"message", "count"}, else nullopt. A share, not every
+/// test: a suite's few tests that do not use the broken fixture still pass (numba-cuda 0.30.4's
+/// driver tests under pytest 9 on an H100: 9 passes beside 249 identical setup errors).
 [[nodiscard]] std::optional<std::pair<std::string, long>>
 identical_failures(const std::vector<const suite_test *> &tests);
 

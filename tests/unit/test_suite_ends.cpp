@@ -94,7 +94,7 @@ TEST_CASE("suite ends: a suite whose every test failed alike is one environment 
   const auto c = judge(m, records);
   REQUIRE(count_kind(c, "environment") == 1);
   CHECK(problems(c).front() ==
-        "environment [A=0,B=0] : suite 'ext' in cell 'A=0,B=0': all 3 tests it ran failed with "
+        "environment [A=0,B=0] : suite 'ext' in cell 'A=0,B=0': 3 tests of those it ran failed with "
         "one message, so its environment is broken (its tests did not run as written; they are "
         "not judged one by one); stopped there, 221 tests not run: " +
             fixture);
@@ -127,7 +127,7 @@ TEST_CASE("suite ends: a resumed suite's last end decides whether its environmen
                                   std::vector<json>{end_of(c00, not_stopped), end_of(c01)});
   REQUIRE(kinds(first) == std::vector<std::string>{"environment", "failure", "failure", "failure"});
   CHECK(first.problems[1].cell == c01);
-  CHECK(first.problems[0].message.find("all 3 tests failed with one message") != std::string::npos);
+  CHECK(first.problems[0].message.find(": 3 tests failed with one message") != std::string::npos);
   CHECK(first.problems[0].message.find("tests not run") == std::string::npos);
   // The same suite ended again, its environment mended: its tests are judged again.
   const auto resumed = judge(m, three(c00, outcome::error) +
