@@ -210,12 +210,6 @@ std::string not_recorded(const capture_facts &facts, const std::string &caller) 
                 "(python -E, -I or -S, or a command that set PYTHONPATH itself)";
 }
 
-/// The file whose RECORD entry names the distribution of a package in `folder`: as
-/// importlib.metadata finds the owner of the package's __init__.py.
-std::string package_init(const std::string &folder) {
-  return folder + "/__init__.py";
-}
-
 /// Whether `name` is cuda.bindings' distribution, as pip compares names (PEP 503: case, and runs of
 /// "-", "_", "." alike).
 bool is_bindings_distribution(const std::string &name) {
@@ -230,19 +224,21 @@ bool is_bindings_distribution(const std::string &name) {
   return n == "cuda-bindings" || n == "cuda-python";
 }
 
-/// The hook names the package by its module and __version__; where the package's __init__.py is
-/// listed in the RECORD of cuda-bindings or cuda-python, that distribution names it instead. The
-/// hook leaves this to the capture: importing importlib.metadata at exit cost every process that
-/// imported cuda.bindings some 20 ms (issue 49, the capture's cost).
-package_table_event with_distribution(package_table_event t,
-                                      const std::map<std::string, distribution> &owners) {
-  if (!t.folder)
+/// The hook names the package by its module and __version__; where cuda/bindings/__init__.py in
+/// the folder on sys.path that holds the package is listed in the RECORD of cuda-bindings or
+/// cuda-python, that distribution names it instead, as importlib.metadata would. The hook leaves
+/// this to the capture: importing importlib.metadata at exit cost every process that imported
+/// cuda.bindings some 20 ms (issue 49, the capture's cost).
+package_table_event with_distribution(package_table_event t) {
+  constexpr std::string_view package_path = "/cuda/bindings";
+  if (!t.folder || !t.folder->ends_with(package_path))
     return t;
-  const auto it = owners.find(package_init(*t.folder));
-  if (it == owners.end() || !is_bindings_distribution(it->second.name))
+  const std::string site = t.folder->substr(0, t.folder->size() - package_path.size());
+  const auto owner = distribution_listing(site.empty() ? "/" : site, "cuda/bindings/__init__.py");
+  if (!owner || !is_bindings_distribution(owner->name))
     return t;
-  t.package = it->second.name;
-  t.version = it->second.version.empty() ? std::nullopt : std::optional(it->second.version);
+  t.package = owner->name;
+  t.version = owner->version.empty() ? std::nullopt : std::optional(owner->version);
   return t;
 }
 
@@ -256,7 +252,7 @@ json package_tables_json(const std::vector<captured_process> &processes, const c
     if (image < 0)
       continue; // no captured process: the caller names it among the problems
     recorded.insert({t.pid, image});
-    out.push_back(table_json(with_distribution(t, owners), image));
+    out.push_back(table_json(with_distribution(t), image));
   }
   for (const auto &p : processes) {
     const std::string caller = bindings_caller(p);
@@ -314,9 +310,6 @@ json capture_map_json(const std::vector<captured_process> &processes, const capt
   for (const auto &p : processes)
     for (const auto &r : p.requests)
       all_objects.push_back(r.caller);
-  for (const auto &t : tables)
-    if (t.folder)
-      all_objects.push_back(package_init(*t.folder));
   const auto owners = owning_distributions(all_objects);
 
   std::map<entry_key, entry_value> entries;

@@ -175,4 +175,13 @@ std::map<std::string, distribution> owning_distributions(const std::vector<std::
   return out;
 }
 
+std::optional<distribution> distribution_listing(const std::string &site,
+                                                 const std::string &relative) {
+  std::map<std::string, distribution> owners;
+  scan_site(site, {relative}, owners);
+  if (owners.empty())
+    return std::nullopt;
+  return owners.begin()->second;
+}
+
 } // namespace cuparity

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,5 +18,10 @@ struct distribution {
 /// listed by none, are absent from the result. Each folder's RECORDs are read once.
 [[nodiscard]] std::map<std::string, distribution>
 owning_distributions(const std::vector<std::string> &paths);
+
+/// The distribution whose RECORD in the folder `site` (any folder on sys.path: site-packages, or
+/// a `pip install --target` one) lists `relative` (a path below `site`), if any.
+[[nodiscard]] std::optional<distribution> distribution_listing(const std::string &site,
+                                                               const std::string &relative);
 
 } // namespace cuparity

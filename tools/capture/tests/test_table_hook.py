@@ -130,6 +130,18 @@ def test_the_package_is_named_by_its_distribution_else_its_module_and_version(tm
     assert (t["package"], t["version"], t["status"]) == (*expected, "ok")
 
 
+def test_a_pip_target_folder_names_the_distribution_too(tmp_path, bins, site):
+    """`pip install --target DIR` leaves no site-packages in the path; the RECORD in DIR still names
+    the distribution, as importlib.metadata finds it on sys.path."""
+    target = tmp_path / "target"
+    shutil.copytree(site, target)
+    ran, doc = capture(tmp_path, bins, target, BIND, pythonpath=str(target))
+    assert ran.returncode == 0, ran.stderr
+    t = only_table(doc)
+    assert (t["package"], t["version"], t["status"], t["folder"]) == (
+        "cuda-bindings", VERSION, "ok", str(target.resolve() / "cuda" / "bindings"))
+
+
 def test_a_pointer_the_package_reports_wrong_is_named(tmp_path, bins, site):
     ran, doc = capture(tmp_path, bins, site, BIND, CUPARITY_FAKE_TABLE_WRONG="cuMemcpyHtoD_v2")
     assert ran.returncode == 0, ran.stderr
