@@ -6,6 +6,7 @@ system driver and fail, so it is left to the matrices.
 """
 
 # simpkg_root and simpkg_wheel: the "source tree" folders simpkg's packaged tests run from.
-# simpkg_order, simpkg_failing, simpkg_collect: small suites of the runner's rules (issue 49).
+# simpkg_order, simpkg_failing, simpkg_collect, simpkg_fewer: small suites of the runner's rules
+# (issue 49).
 collect_ignore = ["simpkg_tests", "simpkg", "simpkg_root", "simpkg_wheel", "simpkg_order",
-                  "simpkg_failing", "simpkg_collect"]
+                  "simpkg_failing", "simpkg_collect", "simpkg_fewer"]

@@ -9,7 +9,9 @@
 - suite-environment.toml: every test erroring alike is one environment failure, from one process;
 - suite-budget.toml: max_fails stops the suite;
 - suite-collect.toml: a module that cannot import is that module's error case, the others run;
-  every module failing, and zero tests collected, are cell errors naming the counts.
+  every module failing, and zero tests collected, are cell errors naming the counts;
+- suite-fewer.toml: a cell that collects fewer tests than another is a `collection` problem
+  naming both counts, though every test that ran passed.
 Each matrix run here takes a few seconds; the helpers are test_suite_matrix.py's. The suite_end
 records are read from the run's results.jsonl, where the runner writes them.
 """
@@ -233,3 +235,17 @@ def test_every_module_failing_and_zero_tests_are_cell_errors(collect):
     assert "collected 0 tests" in errors["nothing"], errors["nothing"]
     assert recorded_cases(records, "broken.") == recorded_cases(records, "nothing.") == {}
     assert [r["suite"] for r in records if r.get("type") == "suite_end"] == ["modules"]
+
+
+def test_a_cell_that_collects_fewer_tests_fails_naming_the_counts(tmp_path):
+    """suite-fewer.toml: every test that ran passed, in both cells; the run still fails."""
+    summary = run_matrix("suite-fewer.toml", tmp_path / "out")
+    assert summary["verdict"] == "failed" and summary["exit_code"] == 1
+    assert {r["outcome"] for r in summary["results"]} == {"pass"}
+    [problem] = problems(summary, "collection")
+    assert problem["cell"] == "SIMPKG_FEWER=1", problem
+    assert "collected 2 tests" in problem["message"] and "4" in problem["message"], problem
+    assert "SIMPKG_FEWER=0" in problem["message"], problem
+    counts = {s["cell"]: s["collected"] for s in summary["suites"]}
+    assert counts == {"SIMPKG_FEWER=0": 4, "SIMPKG_FEWER=1": 2}
+    assert [p["kind"] for p in summary["problems"]] == ["collection"]
