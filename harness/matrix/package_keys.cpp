@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <optional>
+#include <utility>
+#include <vector>
 
 namespace cuparity::matrix_detail {
 namespace {
@@ -18,8 +21,39 @@ bool blank(char c) {
 /// One requirement without its blanks ("cuda-bindings >= 13" is "cuda-bindings>=13"; PEP 508
 /// needs none outside markers). A marker (';') is refused: an axis value is installed as written,
 /// on the one interpreter of the run, so a condition on the interpreter would only hide a value.
+/// Where one word of a requirement ends and the next begins a second requirement: the next
+/// starts with a letter (a name) and this one ends a name, a version, an extra or a version list
+/// ("numpy==2.4.6 pytest==8.4.2", "numpy pytest"); after an operator ("pkg === foo") or an `@`
+/// ("pkg @ https://...") the next word is still this requirement's. Losing the blank between
+/// them would make one name of two ("numpy==2.4.6pytest==8.4.2"), which only the installer
+/// would then refuse, in every cell.
+std::optional<std::pair<std::string, std::string>> two_requirements(const std::string &written) {
+  std::vector<std::string> words;
+  for (std::size_t at = 0; at < written.size();) {
+    const std::size_t from =
+        std::find_if_not(written.begin() + at, written.end(), blank) - written.begin();
+    const std::size_t to =
+        std::find_if(written.begin() + from, written.end(), blank) - written.begin();
+    if (to > from)
+      words.push_back(written.substr(from, to - from));
+    at = to;
+  }
+  const auto ends_one = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '*' || c == ']' || c == ')';
+  };
+  for (std::size_t i = 1; i < words.size(); ++i)
+    if (std::isalpha(static_cast<unsigned char>(words[i].front())) && ends_one(words[i - 1].back()))
+      return std::make_pair(words[i - 1], words[i]);
+  return std::nullopt;
+}
+
 std::string requirement(const toml_reader &r, const toml::node &n) {
   std::string written = r.string_of(n, "packages value");
+  if (const auto two = two_requirements(written))
+    r.error(n, "packages: " + in_quotes(written) + " holds two requirements (" +
+                   in_quotes(two->first) + " then " + in_quotes(two->second) +
+                   "); give a value of several as an array, one string each: [\"" + two->first +
+                   "\", \"" + two->second + "\", ...]");
   std::string out;
   std::copy_if(written.begin(), written.end(), std::back_inserter(out),
                [](char c) { return !blank(c); });

@@ -598,6 +598,19 @@ TEST_CASE("the packages axis: requirement lists as values, [packages] as their i
                                                   "environment marker"));
     CHECK(error_of("pkg-e4", "[axes]\npackages = [\"--pre\"]\n")
               .starts_with(at("pkg-e4", "2:13") + "packages: '--pre' is an installer option"));
+    CHECK(error_of("pkg-e21", "[axes]\npackages = [\"numpy==2.4.6 pytest==8.4.2\"]\n") ==
+          at("pkg-e21", "2:13") +
+              "packages: 'numpy==2.4.6 pytest==8.4.2' holds two requirements ('numpy==2.4.6' then "
+              "'pytest==8.4.2'); give a value of several as an array, one string each: "
+              "[\"numpy==2.4.6\", \"pytest==8.4.2\", ...]");
+    CHECK(error_of("pkg-e22", "[axes]\npackages = [\"numpy pytest\"]\n")
+              .starts_with(at("pkg-e22", "2:13") + "packages: 'numpy pytest' holds two"));
+    CHECK(error_of("pkg-e23", "[axes]\npackages = [\"a[x] b\"]\n").find("holds two") !=
+          std::string::npos);
+    // Blanks inside one requirement stay allowed: around operators, before a version list, `@`.
+    CHECK(load("pkg-one", "[axes]\npackages = [\"a >= 1 , < 2\", \"b === rc\", "
+                          "\"c @ https://x/c-1-py3-none-any.whl\"]\n")
+              .packages);
     CHECK(error_of("pkg-e5", "[axes]\npackages = [\"a==1\", \"a == 1\"]\n") ==
           at("pkg-e5", "2:21") + "axis packages lists a value twice");
     CHECK(error_of("pkg-e6", "[axes]\nB = [\"0\"]\n[packages]\n") ==
