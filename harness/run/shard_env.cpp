@@ -80,30 +80,28 @@ shard_reading index_and_count(const env_setting &index, const env_setting &count
   return {engine_source(engine, {index, count}), k - first, n};
 }
 
-std::optional<shard_reading> googletest(const env_reader &env) {
-  const env_setting k = read_setting(env, "GTEST_SHARD_INDEX"),
-                    n = read_setting(env, "GTEST_TOTAL_SHARDS");
-  if (!both_or_neither(k, n, "GoogleTest"))
+/// An engine that names its shard by an index variable (numbered from `first`) and a count.
+std::optional<shard_reading> index_pair(const env_reader &env, const char *index, const char *count,
+                                        int first, const std::string &engine) {
+  const env_setting k = read_setting(env, index), n = read_setting(env, count);
+  if (!both_or_neither(k, n, engine))
     return std::nullopt;
-  return index_and_count(k, n, 0, "GoogleTest");
+  return index_and_count(k, n, first, engine);
+}
+
+std::optional<shard_reading> googletest(const env_reader &env) {
+  return index_pair(env, "GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS", 0, "GoogleTest");
 }
 
 std::optional<shard_reading> gitlab(const env_reader &env) {
-  const env_setting k = read_setting(env, "CI_NODE_INDEX"), n = read_setting(env, "CI_NODE_TOTAL");
   // GitLab sets CI_NODE_TOTAL=1 in every job that is not parallel: that is no shard.
-  if (!k.value && n.value == "1")
+  if (!read_setting(env, "CI_NODE_INDEX").value && read_setting(env, "CI_NODE_TOTAL").value == "1")
     return std::nullopt;
-  if (!both_or_neither(k, n, "GitLab"))
-    return std::nullopt;
-  return index_and_count(k, n, 1, "GitLab");
+  return index_pair(env, "CI_NODE_INDEX", "CI_NODE_TOTAL", 1, "GitLab");
 }
 
 std::optional<shard_reading> buildkite(const env_reader &env) {
-  const env_setting k = read_setting(env, "BUILDKITE_PARALLEL_JOB"),
-                    n = read_setting(env, "BUILDKITE_PARALLEL_JOB_COUNT");
-  if (!both_or_neither(k, n, "Buildkite"))
-    return std::nullopt;
-  return index_and_count(k, n, 0, "Buildkite");
+  return index_pair(env, "BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT", 0, "Buildkite");
 }
 
 std::optional<shard_reading> kubernetes(const env_reader &env) {

@@ -28,6 +28,8 @@ import yaml
 from yamllint import linter
 from yamllint.config import YamlLintConfig
 
+from external.test_suite_matrix import bin_dir
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "ci"
 TINY = Path(__file__).resolve().parent / "tiny.toml"
@@ -40,13 +42,6 @@ rules:
   truthy: {check-keys: false}  # GitHub's `on:` key
 """)
 
-
-def bin_dir() -> Path:
-    if os.environ.get("CUPARITY_BIN_DIR"):
-        return Path(os.environ["CUPARITY_BIN_DIR"])
-    if os.environ.get("CUPARITY_BUILD_DIR"):
-        return Path(os.environ["CUPARITY_BUILD_DIR"]) / "bin"
-    return REPO / "build" / "bin"
 
 
 def job_env(**engine: str) -> dict[str, str]:

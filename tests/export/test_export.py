@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import subprocess
 from pathlib import Path
 
 import jsonschema
 import pyperf
 import pytest
+
+from external.test_suite_matrix import bin_dir
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -28,13 +29,6 @@ H200_LATENCY = REPO / "reports/runs/2026-12-03-h200-5ad3140/latency-summary.json
 # A committed run folder holding summary.json.gz (latency-floor: paired verdicts at 0.5 %).
 H200_FLOOR_DIR = REPO / "reports/runs/2026-12-03-h200-cbe5c87-warmup"
 
-
-def bin_dir() -> Path:
-    if os.environ.get("CUPARITY_BIN_DIR"):
-        return Path(os.environ["CUPARITY_BIN_DIR"])
-    if os.environ.get("CUPARITY_BUILD_DIR"):
-        return Path(os.environ["CUPARITY_BUILD_DIR"]) / "bin"
-    return REPO / "build" / "bin"
 
 
 def cuparity(*args: str) -> subprocess.CompletedProcess:
