@@ -122,6 +122,29 @@ void compare_with_baseline(const json *baseline, const latency_settings &l,
     return;
   const auto before = read_recorded_latency((*baseline)["latency"]);
   auto it = before.find(probe);
+/// The A/A control of a [[benchmark]] with `control`: in every cell, the series `control:<cell>`
+/// (a second process in the same rounds) against the cell's own, by the cross-process rule. It
+/// must read same; slower or faster is the method's noise, and fails as a difference would.
+void compare_controls(const matrix &m, const std::string &probe, const series_samples &series,
+                      const comparison_rule &rule, const latency_records &rec,
+                      summary_parts &parts) {
+  for (const auto &c : m.cells) {
+    const std::string control = series_name(c.id, "control");
+    if (!series.count(c.id) || !series.count(control))
+      continue;
+    const auto v = compare_samples(series.at(c.id), series.at(control), rule);
+    auto j_v = verdict_json(v, rule);
+    const auto group = rec.cell_group.find(c.id);
+    const auto backend = rec.cell_backend.find(c.id);
+    j_v["probe"] = probe, j_v["a"] = c.id, j_v["b"] = control, j_v["control"] = true;
+    j_v["group"] = group == rec.cell_group.end() ? "" : group->second;
+    j_v["a_backend"] = j_v["b_backend"] = backend == rec.cell_backend.end() ? "" : backend->second;
+    parts.comparisons.push_back(j_v);
+    parts.failed = parts.failed || (m.latency.fail_on_regression &&
+                                    (v.verdict == "slower" || v.verdict == "faster"));
+  }
+}
+
   if (it == before.end())
     return;
   for (const auto &change : compare_across_runs(probe, it->second.samples, series, rule)) {
@@ -181,6 +204,7 @@ json latency_summary(const matrix &m, const std::vector<json> &records, const js
           {"rounds", rec.rounds},
           {"environment", environment.empty() ? json::object() : environment.front()},
           {"environment_rounds", environment},
+    compare_controls(m, probe, series, rule, rec, parts);
           {"probes", parts.probes},
           {"stats", parts.stats},
           {"comparisons", parts.comparisons},

@@ -66,6 +66,10 @@ std::optional<std::string> not_a_folder(const std::filesystem::path &dir) {
 } // namespace
 
 void set_suite_root(external_suite &x, const key_value &v) {
+  x.root = root_folder(v, "suite");
+}
+
+std::string root_folder(const key_value &v, const std::string &what) {
   namespace fs = std::filesystem;
   const std::string written = v.get<std::string>();
   std::string probe = written;
@@ -83,8 +87,8 @@ void set_suite_root(external_suite &x, const key_value &v) {
     dir = fs::path(v.context().reader.dir()) / dir;
   dir = dir.lexically_normal();
   if (auto why = not_a_folder(dir))
-    v.fail("the suite's root " + *why);
-  x.root = dir.string();
+    v.fail("the " + what + "'s root " + *why);
+  return dir.string();
 }
 
 void read_suites(const read_context &ctx, const document_sections &s, matrix &m) {

@@ -18,6 +18,9 @@ void read_suites(const read_context &ctx, const document_sections &s, matrix &m)
 /// names it, a missing folder names the folder.
 void set_suite_root(external_suite &x, const key_value &v);
 
+/// The folder a root key names, as set_suite_root reads it (`what`: "suite", "benchmark").
+[[nodiscard]] std::string root_folder(const key_value &v, const std::string &what);
+
 /// After the cells are expanded: a suite's or program's environment may not set a variable of the
 /// cells.
 void check_suite_environments(const toml_reader &r, const document_sections &s, const matrix &m);

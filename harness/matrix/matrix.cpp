@@ -4,6 +4,7 @@
 #include "harness/io/sha256.hpp"
 #include "harness/matrix/expansion.hpp"
 #include "harness/matrix/expectations.hpp"
+#include "harness/matrix/external_benchmarks.hpp"
 #include "harness/matrix/external_suites.hpp"
 #include "harness/matrix/limits.hpp"
 #include "harness/matrix/matrix_keys.hpp"
@@ -97,8 +98,10 @@ matrix load_matrix(const std::string &path, const name_check &known_case,
   if (!s.settings || !s.settings->contains("name"))
     check_stem_name(r, m.name);
   read_suites(ctx, s, m);
+  read_benchmarks(ctx, s, m);
   expand_cells(ctx, s, m);
   check_suite_environments(r, s, m);
+  check_benchmark_environments(r, s, m);
   // Expectations and allowances may name a suite's tests, which no registry knows beforehand.
   const name_check known_here = with_suite_cases(m, known_case);
   const read_context expect_ctx{r, known_here, ctx.known_probe};

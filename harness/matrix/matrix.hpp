@@ -156,6 +156,29 @@ struct package_settings {
   bool no_deps = true;                  ///< install only what is named (the rest from the site)
   source_position where;                ///< the [packages] table, for messages
 };
+/// The JSON format a [[benchmark]] writes: pytest-benchmark's `--benchmark-json`, pyperf's `-o`.
+enum class benchmark_format { pytest_benchmark, pyperf };
+
+/// [[benchmark]]: a package's own benchmarks (a pytest-benchmark suite or a pyperf script), run
+/// in every cell after the functional phase, in rounds interleaved across cells; each benchmark
+/// it lists becomes a latency series (docs/configuration.md#benchmarks).
+struct external_benchmark {
+  std::string name; ///< its probes are `bench:<name>:<test>`; its folder in every cell
+  benchmark_format format = benchmark_format::pytest_benchmark;
+  /// The command; {bin} and {matrix_dir} are substituted at load, {out} (the process's own folder)
+  /// and {json} (where it must write its JSON: {out}/benchmark.json) for each process.
+  std::vector<std::string> command;
+  /// Variables its processes get besides the cell's ({bin}, {matrix_dir} substituted).
+  std::map<std::string, std::string> environment;
+  std::optional<std::string> root; ///< the folder its processes start in, as a suite's root
+  double timeout_s = 600;          ///< one process; then it is killed, the cell's error
+  int rounds = 3;                  ///< processes per cell, interleaved across cells (A B, B A)
+  /// The A/A control: each round runs it twice per cell, the second as series `control:<cell>`,
+  /// compared with the first by the same rule (it must read same).
+  bool control = false;
+  source_position where;
+};
+
 
 struct matrix {
   std::string path;
@@ -198,6 +221,8 @@ struct matrix {
 /// A cell and the reference cell it is compared with ([matrix] reference).
 struct reference_pair {
   const cell *c = nullptr;
+  /// [[benchmark]] tables: timed in every cell after the functional (and latency) phase.
+  std::vector<external_benchmark> benchmarks;
   const cell *reference = nullptr;
 };
 

@@ -2,6 +2,7 @@
 // Adding a key is one row here plus its consumer.
 #include "harness/matrix/matrix_keys.hpp"
 
+#include "harness/matrix/external_benchmarks.hpp"
 #include "harness/matrix/external_suites.hpp"
 #include "harness/matrix/flakes.hpp"
 #include "harness/matrix/known_changes.hpp"
@@ -370,6 +371,8 @@ const key_table<rule> &include_keys() {
 }
 
 const key_table<expectation> &expect_keys() {
+          {"benchmark", tables(), assign<&d::benchmark>,
+           "a package's pytest-benchmark suite or pyperf script, timed in every cell"},
   using x = expectation;
   static const key_table<x> keys{
       "[[expect]]",
@@ -521,7 +524,8 @@ const std::vector<matrix_section_doc> &matrix_key_docs() {
   static const std::vector<matrix_section_doc> docs{
       doc_of(document_keys()), doc_of(matrix_keys()),  doc_of(include_keys()),
       doc_of(expect_keys()),   doc_of(allow_keys()),   doc_of(latency_keys()),
-      doc_of(suite_keys()),    doc_of(program_keys()), doc_of(package_keys())};
+      doc_of(suite_keys()),    doc_of(program_keys()), doc_of(package_keys()),
+      doc_of(benchmark_keys())};
   return docs;
 }
 

@@ -12,7 +12,7 @@ namespace cuparity::matrix_detail {
 struct document_sections {
   const toml::table *settings = nullptr; ///< [matrix]
   const toml::table *axes = nullptr;
-  std::vector<const toml::table *> include, exclude, expect, suite, program;
+  std::vector<const toml::table *> include, exclude, expect, suite, program, benchmark;
   const toml::table *latency = nullptr;
   const toml::table *packages = nullptr; ///< [packages]
 };

@@ -8,6 +8,8 @@
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/protocol/records.hpp"
 #include "harness/protocol/results.hpp"
+#include "harness/run/benchmark_phase.hpp"
+#include "harness/run/cell_environment.hpp"
 #include "harness/run/cell_watch.hpp"
 #include "harness/run/driver_check.hpp"
 #include "harness/run/out_dir.hpp"
@@ -355,6 +357,20 @@ void run_latency(const run_options &opt, const matrix &m, const run_inputs &in,
 int judge(const run_options &opt, const matrix &m, const run_inputs &in, run_facts facts,
           const std::vector<planned_pair> &planned) {
   recorded_results recorded;
+/// The benchmark phase ([[benchmark]]): after the latency phase, the GPU still to itself.
+void run_benchmarks(const matrix &m, const run_inputs &in, const std::vector<std::string> &gpus,
+                    results_writer &results) {
+  std::cerr << "cuparity run: benchmark phase: " << m.benchmarks.size() << " benchmarks, "
+            << m.cells.size() << " cells\n";
+  catch_stop_signals(true);
+  run_benchmark_phase(m, {gpus.empty() ? "" : gpus.front(), in.out_dir}, results, g_stop);
+  catch_stop_signals(false);
+  if (g_stop)
+    throw run_stop{stopped_code(),
+                   "interrupted in the benchmark phase; the functional results are in " +
+                       in.results_path};
+}
+
   try {
     recorded = read_all({in.out_dir});
   } catch (const std::exception &e) {
@@ -400,6 +416,8 @@ int run_loaded(const run_options &opt, const matrix &m) {
 }
 
 } // namespace
+  if (!m.benchmarks.empty() && opt.latency)
+    run_benchmarks(m, in, gpus, results);
 
 int run_matrix(const run_options &opt) {
   auto loaded = load_known_matrix(opt.matrix_path, "run");

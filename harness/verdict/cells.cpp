@@ -27,6 +27,9 @@ void report_cell_errors(const record_index &index, comparison &out) {
   // One per suite that could not run in a cell, however many tests it would have had.
   for (const auto &[key, msg] : index.suite_errors)
     out.problems.push_back({"cell_error", key.first, "", msg});
+  // One per benchmark that could not run in a cell: its series there would be missing unseen.
+  for (const auto &[key, msg] : index.benchmark_errors)
+    out.problems.push_back({"cell_error", key.first, "", msg});
 }
 
 } // namespace cuparity::verdict

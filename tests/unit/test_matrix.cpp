@@ -228,6 +228,7 @@ placement place(const std::string &section, const std::string &key) {
       {"[latency]", {two_cells + "[latency]\n", ""}},
       {"[[suite]]", {two_cells + "[[suite]]\n", ""}},
       {"[[program]]", {two_cells + "[[program]]\n", ""}},
+      {"[[benchmark]]", {two_cells + "[[benchmark]]\n", ""}},
       {"[packages]", {"[axes]\npackages = [\"a==1\", false]\n[packages]\n", ""}},
   };
   if (section == "[matrix]" && key == "known_changes") // changes against a reference
@@ -251,7 +252,9 @@ const std::map<std::string, std::map<std::string, std::string>> samples{
       {"latency", "{ rounds = 3 }"},
       {"packages", "{ installer = \"pip\" }"},
       {"suite", "[{ name = \"nope\", command = [\"x\"] }]"},
-      {"program", "[{ name = \"nope\", command = [\"x\"] }]"}}},
+      {"program", "[{ name = \"nope\", command = [\"x\"] }]"},
+      {"benchmark",
+       "[{ name = \"b\", format = \"pyperf\", command = [\"x\", \"-o\", \"{json}\"] }]"}}},
     {"[packages]",
      {{"find_links", "[\"{matrix_dir}/wheels\"]"},
       {"index_url", "\"https://example.invalid/simple\""},
@@ -325,6 +328,15 @@ const std::map<std::string, std::map<std::string, std::string>> samples{
 
 /// A section's required keys, each with its sample, except `key`.
 std::string required_lines(const matrix_section_doc &s, const std::string &key) {
+    {"[[benchmark]]",
+     {{"name", "\"b\""},
+      {"format", "\"pytest-benchmark\""},
+      {"command", "[\"x\", \"--benchmark-json={json}\", \"{out}/log\", \"{matrix_dir}/t\"]"},
+      {"environment", "{ PYTHONPATH = \"{matrix_dir}\" }"},
+      {"root", "\"{matrix_dir}\""},
+      {"timeout_s", "60"},
+      {"rounds", "5"},
+      {"control", "true"}}},
   std::string out;
   for (const auto &k : s.keys)
     if (k.required && k.name != key)
@@ -526,10 +538,12 @@ TEST_CASE("unknown keys list the table's keys", "[matrix][keys][errors]") {
              Catch::Contains(":4:1: unknown key 'roudns' in [latency] (known: enabled, probes, "
                              "rounds, max_rounds, budget_s, min_time_s, block_time_s, target_cv, "
                              "regression_threshold, paired_threshold, fail_on_regression, "
-                             "thresholds, min_times, processes)"));
-  CHECK_THAT(error_of("unknown_top", "foo = 1\n" + two_cells),
-             Catch::Contains(":1:1: unknown key 'foo' in the matrix file (known: matrix, axes, "
-                             "include, exclude, expect, latency, suite, packages, program)"));
+                             "thresholds, min_times, processes, python, python_interpreter, "
+                             "python_requires, python_environment)"));
+  CHECK_THAT(
+      error_of("unknown_top", "foo = 1\n" + two_cells),
+      Catch::Contains(":1:1: unknown key 'foo' in the matrix file (known: matrix, axes, "
+                      "include, exclude, expect, latency, suite, packages, program, benchmark)"));
   CHECK_THAT(error_of("allow_missing", two_cells + "[[expect]]\n[[expect.allow]]\ncases = \"a\"\n"),
              Catch::Contains(":4:1: [[expect.allow]] needs cases, outcomes and reason"));
 }

@@ -1,0 +1,31 @@
+// The benchmark phase: each [[benchmark]] in every cell, in rounds interleaved across cells.
+#pragma once
+
+#include "harness/matrix/matrix.hpp"
+#include "harness/protocol/results.hpp"
+
+#include <atomic>
+#include <string>
+
+namespace cuparity {
+
+struct benchmark_run_options {
+  std::string gpu;      ///< CUDA_VISIBLE_DEVICES for the benchmarks' processes ("" = as is)
+  std::string out_root; ///< the run's folder: benchmarks/<cell>/<benchmark>/r<round> under it
+};
+
+/// Runs m.benchmarks (docs/configuration.md#benchmarks): per cell a `latency_cell` record of the
+/// configuration `cuparity env` reads from its variables; then for each round, each benchmark
+/// whose rounds are not done, the cells in matrix order on even rounds and reversed on odd ones,
+/// one process each (two with `control`, their order flipped on odd rounds), under `cuparity
+/// capture` with the cell's environment and packages. Every benchmark its JSON lists is a
+/// `latency_sample` (probe `bench:<name>:<test>`, the median per-call ns). A process that fails,
+/// writes no JSON, or JSON that cannot be read, is a `latency_error` naming the benchmark, and
+/// that benchmark runs no more in that cell. Returns early when `stop` is set.
+void run_benchmark_phase(const matrix &m, const benchmark_run_options &options,
+                         results_writer &results, const std::atomic<bool> &stop);
+
+/// A benchmark's probe name: "bench:<benchmark>:<test>".
+[[nodiscard]] std::string benchmark_probe(const std::string &benchmark, const std::string &test);
+
+} // namespace cuparity
