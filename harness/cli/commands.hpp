@@ -34,6 +34,8 @@ void add_run_command(CLI::App &app, action &run, const std::vector<std::string> 
 void add_merge_command(CLI::App &app, action &run, const std::vector<std::string> &argv);
 /// `export RUN --format bencher|pyperf`: a run's figures for a dashboard.
 void add_export_command(CLI::App &app, action &run);
+/// `markdown RUN`: a finished run's step summary, from its summary.json.
+void add_markdown_command(CLI::App &app, action &run);
 /// `ctest MATRIX -o DIR`: a CTest suite, one test per cell.
 void add_ctest_command(CLI::App &app, action &run);
 

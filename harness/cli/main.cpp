@@ -83,6 +83,7 @@ int run_command(int argc, char **argv) {
   cuparity::cli::add_merge_command(app, run, args);
   cuparity::cli::add_compare_command(app, run);
   cuparity::cli::add_export_command(app, run);
+  cuparity::cli::add_markdown_command(app, run);
   cuparity::cli::add_audit_command(app, run);
   cuparity::cli::add_capture_command(app, run);
   cuparity::cli::add_api_command(app, run);

@@ -1,12 +1,14 @@
 // `cuparity run MATRIX`: the main job, every cell in its own process, then the verdict.
 #include "harness/cli/bounded_options.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/cli/step_summary_run.hpp"
 #include "harness/matrix/limits.hpp"
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/run/runner.hpp"
 #include "harness/run/shard_env.hpp"
 #include "harness/run/shard_timing.hpp"
 
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -17,6 +19,8 @@ struct run_cli {
   run_options opt;
   std::string shard, shard_by_time;
   std::string gpus, baseline, write_baseline, latency_baseline;
+  std::string summary_md; ///< --summary-md FILE
+  bool no_summary_md = false;
 };
 
 std::vector<std::string> split(const std::string &s, char sep) {
@@ -76,7 +80,15 @@ int run(run_cli &r, const std::vector<std::string> &argv) {
     r.opt.write_baseline = r.write_baseline;
   if (!r.latency_baseline.empty())
     r.opt.latency_baseline = r.latency_baseline;
-  return run_matrix(r.opt);
+  const auto target =
+      step_summary_target(r.summary_md, r.no_summary_md, std::getenv("GITHUB_STEP_SUMMARY"));
+  if (!target)
+    return run_matrix(r.opt);
+  // Checked before anything runs; written once the run's own outputs are (never over them).
+  auto pending = prepare_step_summary(*target, r.opt);
+  if (!pending)
+    return exit_code::bad_input;
+  return finish_step_summary(*pending, run_matrix(r.opt));
 }
 
 void add_run_subcommand(CLI::App &app, action &run_action, const std::vector<std::string> &argv) {
@@ -123,6 +135,13 @@ void add_run_subcommand(CLI::App &app, action &run_action, const std::vector<std
       "--no-latency", [r] { r->opt.latency = false; }, "Skip the latency phase");
   cmd->add_option("--latency-baseline", r->latency_baseline,
                   "A previous summary.json: compare every probe against it");
+  auto *summary_md = cmd->add_option(
+      "--summary-md", r->summary_md,
+      "Write the verdict as Markdown for a CI job's page to FILE (replaced); by default it is "
+      "appended to $GITHUB_STEP_SUMMARY when that is set");
+  cmd->add_flag("--no-summary-md", r->no_summary_md,
+                "Write no step summary, $GITHUB_STEP_SUMMARY or not")
+      ->excludes(summary_md);
   cmd->add_option("--latency-min-time", r->opt.latency_min_time,
                   "Seconds each probe runs per round (default: the matrix's latency.min_time_s)")
       ->check(finite_number(limits::min_time_min_s, true, limits::min_time_max_s));

@@ -136,6 +136,7 @@ public:
                  "--out",
                  r.dir,
                  "--no-latency",
+                 "--no-summary-md", // one trial of many: not a page of the CI job's summary
                  "-j",
                  std::to_string(m_opt.cell_jobs)};
     for (const auto &c : r.cases)

@@ -49,19 +49,67 @@ xml_element testsuite(const std::string &name, const totals &t) {
   return s;
 }
 
-xml_element properties(const cell &mc, const nlohmann::json &cell_record) {
+void add_property(xml_element &props, const std::string &name, const std::string &value) {
+  props.add(xml_element("property"))
+      .attribute("name", name)
+      .attribute("value", value)
+      .self_closing();
+}
+
+/// "name==version ..." of the distributions installed for `cell_id` (provenance.packages.cells),
+/// "" when there are none.
+std::string installed_packages(const nlohmann::json &provenance, const std::string &cell_id) {
+  const auto *cells = provenance.is_object() && provenance.contains("packages") &&
+                              provenance["packages"].is_object() &&
+                              provenance["packages"].contains("cells")
+                          ? &provenance["packages"]["cells"]
+                          : nullptr;
+  if (!cells || !cells->is_object() || !cells->contains(cell_id))
+    return "";
+  const nlohmann::json &entry = (*cells)[cell_id];
+  if (!entry.is_object() || !entry.contains("distributions") || !entry["distributions"].is_object())
+    return "";
+  std::string out;
+  for (const auto &[name, version] : entry["distributions"].items())
+    out += (out.empty() ? "" : " ") + name +
+           "==" + (version.is_string() ? version.get<std::string>() : version.dump());
+  return out;
+}
+
+/// What a CI's test view shows of the cell under fixed names (GitLab and Buildkite read the
+/// properties, not summary.json): the binding and null-stream mode the cell's process decided,
+/// its driver, and its packages value with what was installed for it.
+void cell_properties(xml_element &props, const matrix &m, const cell &mc,
+                     const nlohmann::json &cell_record, const nlohmann::json &provenance) {
+  const nlohmann::json config = cell_record.value("config", nlohmann::json::object());
+  const auto text = [](const nlohmann::json &j, const char *key) {
+    return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+  };
+  add_property(props, "cuparity.binding", text(config, "binding"));
+  add_property(props, "cuparity.stream0", text(config, "stream0"));
+  add_property(props, "cuparity.driver", text(config, "driver_path"));
+  const nlohmann::json driver = cell_record.value("driver", nlohmann::json::object());
+  if (const std::string version = text(driver, "driver_version_text"); !version.empty())
+    add_property(props, "cuparity.driver_version", version);
+  const bool simulated = config.is_object() && config.value("simulated", false);
+  add_property(props, "cuparity.simulated", simulated ? "true" : "false");
+  if (!m.packages)
+    return;
+  const auto value = mc.env.find(m.packages->axis);
+  add_property(props, "cuparity.packages",
+               value != mc.env.end() && value->second ? *value->second : "");
+  add_property(props, "cuparity.packages.installed", installed_packages(provenance, mc.id));
+}
+
+xml_element properties(const matrix &m, const cell &mc, const nlohmann::json &cell_record,
+                       const nlohmann::json &provenance) {
   xml_element props("properties");
   for (const auto &[k, v] : mc.env)
-    props.add(xml_element("property"))
-        .attribute("name", "env." + k)
-        .attribute("value", v ? *v : "<unset>")
-        .self_closing();
+    add_property(props, "env." + k, v ? *v : "<unset>");
   const nlohmann::json config = cell_record.value("config", nlohmann::json::object());
   for (const auto &[k, v] : config.items())
-    props.add(xml_element("property"))
-        .attribute("name", "config." + k)
-        .attribute("value", v.is_string() ? v.get<std::string>() : v.dump())
-        .self_closing();
+    add_property(props, "config." + k, v.is_string() ? v.get<std::string>() : v.dump());
+  cell_properties(props, m, mc, cell_record, provenance);
   return props;
 }
 
@@ -91,7 +139,8 @@ xml_element case_testcase(const std::string &case_id, const nlohmann::json &rec,
 }
 
 /// The suite of a started cell; the pairs shown as failures are added to `reported`.
-xml_element cell_suite(const cell &mc, const cell_view &view,
+xml_element cell_suite(const matrix &m, const cell &mc, const cell_view &view,
+                       const nlohmann::json &provenance,
                        const std::map<case_key, std::string> &failures,
                        const std::set<case_key> &set_aside, std::set<case_key> &reported,
                        totals &all) {
@@ -109,7 +158,7 @@ xml_element cell_suite(const cell &mc, const cell_view &view,
   all.add(t);
   xml_element suite = testsuite(mc.id, t);
   suite.attribute("time", seconds);
-  suite.add(properties(mc, view.record));
+  suite.add(properties(m, mc, view.record, provenance));
   for (auto &tc : cases)
     suite.add(std::move(tc));
   return suite;
@@ -203,7 +252,7 @@ std::vector<xml_element> unattached_testcases(const comparison &c,
 } // namespace
 
 std::string junit_xml(const matrix &m, const std::vector<nlohmann::json> &records,
-                      const comparison &c) {
+                      const comparison &c, const nlohmann::json &provenance) {
   const auto cells = by_cell(records);
   const auto failures = case_failures(c);
   std::set<case_key> reported; // (cell, case) shown as a failure of its testcase
@@ -211,7 +260,8 @@ std::string junit_xml(const matrix &m, const std::vector<nlohmann::json> &record
   std::vector<xml_element> suites;
   for (const auto &mc : m.cells)
     if (auto it = cells.find(mc.id); it != cells.end())
-      suites.push_back(cell_suite(mc, it->second, failures, c.set_aside, reported, all));
+      suites.push_back(
+          cell_suite(m, mc, it->second, provenance, failures, c.set_aside, reported, all));
   if (!c.divergences.empty())
     suites.push_back(failing_suite("equivalence", divergence_testcases(c), all));
   if (auto unattached = unattached_testcases(c, reported); !unattached.empty())
@@ -232,13 +282,13 @@ std::string junit_xml(const matrix &m, const std::vector<nlohmann::json> &record
 }
 
 std::string junit_writer::text(const run_outputs &run) const {
-  return junit_xml(run.m, run.records, run.verdict);
+  return junit_xml(run.m, run.records, run.verdict, run.facts.provenance);
 }
 
 void write_junit(const std::string &path, const matrix &m,
-                 const std::vector<nlohmann::json> &records, const comparison &c) {
-  const run_facts no_facts; // junit.xml reads no run facts
-  junit_writer(path).write({m, records, c, no_facts});
+                 const std::vector<nlohmann::json> &records, const comparison &c,
+                 const run_facts &facts) {
+  junit_writer(path).write({m, records, c, facts});
 }
 
 } // namespace cuparity

@@ -8,11 +8,14 @@
 
 namespace cuparity {
 
-/// The JUnit document: a testsuite per started cell (env and effective config as properties), a
-/// testcase per case; a suite "equivalence" with a failing testcase per divergence, and a suite
-/// "run" with one per problem no case testcase carries.
+/// The JUnit document: a testsuite per started cell (env and effective config as properties, and
+/// cuparity.* ones: binding, stream0, driver, packages; `provenance` gives the packages installed
+/// for each cell, when the run has a packages axis), a testcase per case; a suite "equivalence"
+/// with a failing testcase per divergence, and a suite "run" with one per problem no case testcase
+/// carries.
 [[nodiscard]] std::string junit_xml(const matrix &m, const std::vector<nlohmann::json> &records,
-                                    const comparison &c);
+                                    const comparison &c,
+                                    const nlohmann::json &provenance = nullptr);
 
 /// Writes junit_xml to a file.
 class junit_writer : public file_writer {

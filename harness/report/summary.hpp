@@ -26,11 +26,13 @@ inline constexpr const char *summary_schema = "cuparity.summary/1";
                                           const std::vector<nlohmann::json> &records,
                                           const comparison &c, const run_facts &facts);
 
-/// JUnit XML: one testsuite per cell (env and effective config as properties), one testcase per
-/// case; an extra suite "equivalence" with one failing testcase per divergence. Writes through
-/// junit_writer.
+/// JUnit XML: one testsuite per cell (env, effective config and the cell's binding, stream0,
+/// driver and packages as properties), one testcase per case; an extra suite "equivalence" with
+/// one failing testcase per divergence. Writes through junit_writer; of `facts` it reads the
+/// provenance (the packages installed per cell).
 void write_junit(const std::string &path, const matrix &m,
-                 const std::vector<nlohmann::json> &records, const comparison &c);
+                 const std::vector<nlohmann::json> &records, const comparison &c,
+                 const run_facts &facts = {});
 
 /// The console table: a row per cell, then every problem and divergence, then the verdict.
 /// Writes through console_writer.

@@ -71,7 +71,8 @@ void write_test_file(const suite_paths &p, const matrix &m, int gpu_count,
     const std::string name = "cell:" + c.id;
     const std::string out = p.dir + "/cells/" + file_safe(c.id);
     t << "add_test(" << quote(name) << " " << quote(p.exe) << " run " << quote(p.matrix)
-      << " --cell " << quote(c.id) << " --gpus ctest --force --out " << quote(out);
+      << " --cell " << quote(c.id) << " --gpus ctest --force --no-summary-md --out "
+      << quote(out); // one cell of many: the merge is the run
     for (const auto &a : extra_args)
       t << " " << quote(a);
     t << ")\nset_tests_properties(" << quote(name) << " PROPERTIES RESOURCE_GROUPS \"gpus:1\")\n";

@@ -112,7 +112,7 @@ int write_verdict(const matrix &m, const std::vector<nlohmann::json> &records, r
   auto summary = make_summary(m, records, c, facts);
   write_output_file(out_dir + "/summary.json",
                     summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-  write_junit(out_dir + "/junit.xml", m, records, c);
+  write_junit(out_dir + "/junit.xml", m, records, c, facts); // provenance: packages per cell
   print_console(std::cout, m, records, c, facts);
   std::cout << "cuparity: wrote " << out_dir << "/summary.json, junit.xml, results.jsonl\n";
   if (inputs.write_baseline)

@@ -163,8 +163,14 @@ def test_github_actions_matrix_covers_the_plan_once(tmp_path: Path) -> None:
     (merge_step,) = [s["run"] for s in merge["steps"] if "cuparity merge" in s.get("run", "")]
     (upload,) = [s for s in shard["steps"] if s.get("uses", "").startswith("actions/upload")]
     env = {**workflow["env"], "MATRIX": str(TINY)}
-    jobs = [(["bash", "-ec", github_step(run_step, k, n)], job_env(**env)) for k in range(n)]
+    # GitHub gives each job a step-summary file of its own.
+    pages = [tmp_path / f"step-summary-{k}.md" for k in range(n)]
+    jobs = [(["bash", "-ec", github_step(run_step, k, n)],
+             job_env(**env, GITHUB_STEP_SUMMARY=str(pages[k]))) for k in range(n)]
     check_shards_ran(run_all(jobs, tmp_path), [f"--shard {k}/{n}" for k in range(n)])
+    for k, page in enumerate(pages):  # each shard's verdict on its job's page
+        assert "— EQUIVALENT (SIMULATED DRIVER)" in page.read_text()
+        assert f"; shard {k}/{n}." in page.read_text()
     # download-artifact puts each artifact in shards/<its name>: where the run wrote it.
     for k in range(n):
         name, path = (github_step(upload["with"][key], k, n) for key in ("name", "path"))
@@ -173,6 +179,15 @@ def test_github_actions_matrix_covers_the_plan_once(tmp_path: Path) -> None:
     merged = subprocess.run(["bash", "-ec", merge_step], cwd=tmp_path, env=job_env(**env),
                             capture_output=True, text=True)
     check_merged(merged, tmp_path / "merged")
+    (page_step,) = [s for s in merge["steps"] if "cuparity markdown" in s.get("run", "")]
+    assert page_step["if"] == "always()"  # a failed merge's verdict is the one to show
+    merge_page = tmp_path / "step-summary-merge.md"
+    shown = subprocess.run(["bash", "-ec", page_step["run"]], cwd=tmp_path,
+                           env=job_env(**env, GITHUB_STEP_SUMMARY=str(merge_page)),
+                           capture_output=True, text=True)
+    assert shown.returncode == 0, shown.stderr
+    assert "## cuparity: ci-tiny — EQUIVALENT (SIMULATED DRIVER)" in merge_page.read_text()
+    assert f"{TINY_CELLS * TINY_CASES} results in {TINY_CELLS} cells" in merge_page.read_text()
     # A shard missing is no verdict: the merge says so.
     shutil.rmtree(tmp_path / "shards" / "shard-1")
     partial = subprocess.run(["bash", "-ec", merge_step.replace("merged", "partial")],

@@ -161,6 +161,10 @@ const std::string expected_junit = R"xml(<?xml version="1.0" encoding="UTF-8"?>
       <property name="config.include_path" value="/i"/>
       <property name="config.stream0" value="legacy"/>
       <property name="config.warnings" value="[&quot;a &apos;quoted&apos; &lt;warning&gt;&quot;]"/>
+      <property name="cuparity.binding" value="internal"/>
+      <property name="cuparity.stream0" value="legacy"/>
+      <property name="cuparity.driver" value="/d"/>
+      <property name="cuparity.simulated" value="false"/>
     </properties>
     <testcase classname="cuparity.mem" name="mem.alloc" time="0.0025">
     </testcase>
@@ -178,6 +182,10 @@ const std::string expected_junit = R"xml(<?xml version="1.0" encoding="UTF-8"?>
       <property name="config.include_path" value="/i"/>
       <property name="config.stream0" value="legacy"/>
       <property name="config.warnings" value="[&quot;a &apos;quoted&apos; &lt;warning&gt;&quot;]"/>
+      <property name="cuparity.binding" value="internal"/>
+      <property name="cuparity.stream0" value="legacy"/>
+      <property name="cuparity.driver" value="/d"/>
+      <property name="cuparity.simulated" value="false"/>
     </properties>
     <testcase classname="cuparity.mem" name="mem.alloc" time="0.0005">
     </testcase>
@@ -195,6 +203,10 @@ const std::string expected_junit = R"xml(<?xml version="1.0" encoding="UTF-8"?>
       <property name="config.include_path" value="/i"/>
       <property name="config.stream0" value="legacy"/>
       <property name="config.warnings" value="[&quot;a &apos;quoted&apos; &lt;warning&gt;&quot;]"/>
+      <property name="cuparity.binding" value="nvidia"/>
+      <property name="cuparity.stream0" value="legacy"/>
+      <property name="cuparity.driver" value="/d"/>
+      <property name="cuparity.simulated" value="false"/>
     </properties>
     <testcase classname="cuparity.mem" name="mem.alloc" time="0.003">
     </testcase>
@@ -212,6 +224,10 @@ const std::string expected_junit = R"xml(<?xml version="1.0" encoding="UTF-8"?>
       <property name="config.include_path" value="/i"/>
       <property name="config.stream0" value="per-thread"/>
       <property name="config.warnings" value="[&quot;a &apos;quoted&apos; &lt;warning&gt;&quot;]"/>
+      <property name="cuparity.binding" value="internal"/>
+      <property name="cuparity.stream0" value="per-thread"/>
+      <property name="cuparity.driver" value="/d"/>
+      <property name="cuparity.simulated" value="false"/>
     </properties>
     <testcase classname="cuparity.launch" name="launch.long" time="0.00125">
       <failure type="timeout" message="timeout: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx &lt;tail&gt; yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy">timeout: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx &lt;tail&gt; yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy</failure>
@@ -325,6 +341,60 @@ TEST_CASE("junit.xml of a fixture run is unchanged by the output writers", "[rep
   const auto path = scratch_file("fixture.junit.xml");
   write_junit(path, f.m, f.records, f.c);
   CHECK(f.portable(slurp(path)) == expected_junit);
+}
+
+TEST_CASE("junit.xml properties: each cell's binding, stream0, driver and package set",
+          "[report][junit]") {
+  const auto path = scratch_file("packages.toml");
+  std::ofstream(path) << R"(
+[matrix]
+name = "packages"
+[axes]
+packages = ["simpkg==1.0", false]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["1"]
+)";
+  const matrix m = load_matrix(path, [](const std::string &) { return true; });
+  REQUIRE(m.cells.size() == 2);
+  const std::string with = m.cells[0].id, without = m.cells[1].id;
+  std::vector<nlohmann::json> records;
+  for (const auto &c : m.cells) {
+    auto rec = cell_record(c.id, "nvidia", "per-thread");
+    rec["config"]["simulated"] = true;
+    rec["driver"] = {{"driver_version", 13000}, {"driver_version_text", "13.0"}};
+    records.push_back(rec);
+    records.push_back(result(c.id, "mem.alloc", outcome::pass));
+  }
+  const comparison c =
+      compare_results(m, records, all_pairs(records), {}, [](const std::string &) { return true; });
+  const nlohmann::json provenance = {
+      {"packages",
+       {{"cells",
+         {{with, {{"value", "simpkg==1.0"}, {"distributions", {{"simpkg", "1.0"}, {"dep", "2"}}}}},
+          {without, {{"value", nullptr}, {"distributions", nullptr}}}}}}}};
+  const std::string xml = junit_xml(m, records, c, provenance);
+  const auto suite_of = [&](const std::string &id) {
+    const auto at = xml.find("<testsuite name=\"" + xml_escape(id) + "\"");
+    REQUIRE(at != std::string::npos);
+    return xml.substr(at, xml.find("</testsuite>", at) - at);
+  };
+  const std::string a = suite_of(with), b = suite_of(without);
+  INFO(xml);
+  for (const auto &suite : {a, b}) {
+    CHECK_THAT(suite, Catch::Contains(R"(<property name="cuparity.binding" value="nvidia"/>)"));
+    CHECK_THAT(suite, Catch::Contains(R"(<property name="cuparity.stream0" value="per-thread"/>)"));
+    CHECK_THAT(suite, Catch::Contains(R"(<property name="cuparity.driver" value="/d"/>)"));
+    CHECK_THAT(suite,
+               Catch::Contains(R"(<property name="cuparity.driver_version" value="13.0"/>)"));
+    CHECK_THAT(suite, Catch::Contains(R"(<property name="cuparity.simulated" value="true"/>)"));
+  }
+  CHECK_THAT(a, Catch::Contains(R"(<property name="cuparity.packages" value="simpkg==1.0"/>)"));
+  CHECK_THAT(a,
+             Catch::Contains(
+                 R"(<property name="cuparity.packages.installed" value="dep==2 simpkg==1.0"/>)"));
+  // false: nothing installed, the site's own packages.
+  CHECK_THAT(b, Catch::Contains(R"(<property name="cuparity.packages" value=""/>)"));
+  CHECK_THAT(b, Catch::Contains(R"(<property name="cuparity.packages.installed" value=""/>)"));
+  // Without a packages axis there is no packages property at all (the fixture's expected_junit).
 }
 
 TEST_CASE("the console table of a fixture run is unchanged by the output writers",
