@@ -353,10 +353,6 @@ void run_latency(const run_options &opt, const matrix &m, const run_inputs &in,
       {{"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - l0).count()}}));
 }
 
-/// The verdict of everything recorded in the output directory, against the whole plan.
-int judge(const run_options &opt, const matrix &m, const run_inputs &in, run_facts facts,
-          const std::vector<planned_pair> &planned) {
-  recorded_results recorded;
 /// The benchmark phase ([[benchmark]]): after the latency phase, the GPU still to itself.
 void run_benchmarks(const matrix &m, const run_inputs &in, const std::vector<std::string> &gpus,
                     results_writer &results) {
@@ -371,6 +367,10 @@ void run_benchmarks(const matrix &m, const run_inputs &in, const std::vector<std
                        in.results_path};
 }
 
+/// The verdict of everything recorded in the output directory, against the whole plan.
+int judge(const run_options &opt, const matrix &m, const run_inputs &in, run_facts facts,
+          const std::vector<planned_pair> &planned) {
+  recorded_results recorded;
   try {
     recorded = read_all({in.out_dir});
   } catch (const std::exception &e) {
@@ -412,12 +412,12 @@ int run_loaded(const run_options &opt, const matrix &m) {
   run_cells(opt, m, in, work, gpus, results, facts);
   if (m.latency.enabled && opt.latency)
     run_latency(opt, m, in, gpus, results);
+  if (!m.benchmarks.empty() && opt.latency)
+    run_benchmarks(m, in, gpus, results);
   return judge(opt, m, in, facts, planned);
 }
 
 } // namespace
-  if (!m.benchmarks.empty() && opt.latency)
-    run_benchmarks(m, in, gpus, results);
 
 int run_matrix(const run_options &opt) {
   auto loaded = load_known_matrix(opt.matrix_path, "run");
