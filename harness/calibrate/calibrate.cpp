@@ -6,6 +6,7 @@
 #include "harness/config/env_vars.hpp"
 #include "harness/io/output_file.hpp"
 #include "harness/latency/latency_phase.hpp"
+#include "harness/matrix/python_probes.hpp"
 #include "harness/platform/self_exe.hpp"
 #include "harness/probes/probe_registry.hpp"
 #include "harness/protocol/exit_codes.hpp"
@@ -19,6 +20,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <link.h>
 #include <ostream>
 #include <sstream>
 
@@ -30,6 +32,7 @@ using json = nlohmann::json;
 
 constexpr const char *shim_target = "CUPARITY_SHIM_TARGET";
 constexpr const char *shim_faults = "CUPARITY_SHIM_FAULTS";
+constexpr const char *python_other_variable = "CUPARITY_PYPROBE_OTHER";
 
 /// One calibration cell: its delay and the path it slows ("" for the A/A cell).
 struct delay_cell {
@@ -79,10 +82,22 @@ matrix calibration_matrix(const calibrate_options &o, const std::string &probe,
     c.env = {{var::driver, shim},     {shim_target, o.target},
              {shim_faults, d.faults}, {var::use_nvidia_binding, "0"},
              {var::numba_ptds, "0"},  {var::cuda_python_ptds, "0"}};
+    // A py.* probe's other series is ctypes again, through the pointer cuGetProcAddress hands
+    // out: one call path, two resolutions, as the C++ probe's backends (docs/latency.md).
+    if (is_python_probe(probe))
+      c.env[python_other_variable] = "proc";
     m.cells.push_back(std::move(c));
   }
+  if (is_python_probe(probe))
+    m.variables.push_back(python_other_variable);
   m.latency.enabled = true;
   m.latency.probes = {probe};
+  if (is_python_probe(probe)) { // the Python probe process alone
+    m.latency.python_probes = {probe};
+    m.latency.python_interpreter = o.python;
+  } else {
+    m.latency.native_probes = {probe};
+  }
   m.latency.rounds = m.latency.max_rounds = rounds;
   m.latency.min_time_s = o.min_time_s;
   return m;
@@ -198,8 +213,9 @@ std::string check_options(const calibrate_options &o, const std::string &shim) {
   if (o.probes.empty())
     return "--probe: at least one probe is needed";
   for (const auto &probe : o.probes)
-    if (probe_registry::instance().select({probe}).size() != 1)
-      return "--probe " + probe + ": names no single probe (see `cuparity probe --list`)";
+    if (!is_python_probe(probe) && probe_registry::instance().select({probe}).size() != 1)
+      return "--probe " + probe + ": names no single probe (see `cuparity probe --list`, and " +
+             "the py.* probes of docs/latency.md#the-python-path)";
   if (!fs::is_regular_file(shim))
     return "--shim: " + shim + " is not a file (build the fault shim, or name it with --shim)";
   if (o.delays_pct.empty())
@@ -306,7 +322,8 @@ probe_result read_delays(const calibrate_options &o, const std::vector<delay_cel
 probe_result calibrate_probe(const calibrate_options &o, const std::string &probe,
                              const std::string &shim, std::ostream &out) {
   probe_result r;
-  const std::string stem = probe_registry::instance().select({probe}).front()->name;
+  const std::string stem =
+      is_python_probe(probe) ? probe : probe_registry::instance().select({probe}).front()->name;
   const std::vector<delay_cell> base{{"cost", "", 0, 0, ""}};
   const json first = run_cells(o, calibration_matrix(o, stem, shim, base, 1), stem + ".cost");
   const double cost = probe_cost(first, "cost");
@@ -344,9 +361,26 @@ probe_result calibrate_probe(const calibrate_options &o, const std::string &prob
   return r;
 }
 
+/// The driver file `target` names, as the dynamic linker finds it: the Python probe puts the
+/// shim first on LD_LIBRARY_PATH as libcuda.so.1 (for cuda.bindings, which opens that name), so
+/// the shim's own target must be a path, or it would find itself. Unchanged when it does not open
+/// (the cost run then says so).
+std::string driver_file(const std::string &target) {
+  if (target.find('/') != std::string::npos)
+    return target;
+  void *h = dlopen(target.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  link_map *map = nullptr;
+  if (h && dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && *map->l_name)
+    return map->l_name; // left open: a driver is not unloaded midway
+  return target;
+}
+
 } // namespace
 
-int calibrate(const calibrate_options &o, std::ostream &out) {
+int calibrate(const calibrate_options &options, std::ostream &out) {
+  calibrate_options o = options;
+  if (std::any_of(o.probes.begin(), o.probes.end(), is_python_probe))
+    o.target = driver_file(o.target);
   const std::string shim =
       o.shim.empty() ? companion_library(executable_dir(), "libcuparity_fault_shim.so") : o.shim;
   if (const std::string why = check_options(o, shim); !why.empty()) {

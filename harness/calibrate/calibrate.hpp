@@ -15,14 +15,17 @@ struct calibrate_options {
   std::vector<std::string> symbols;
   std::vector<double> delays_pct{0.5, 1, 2, 3, 5}; ///< of the probe's cost, per call
   double min_time_s = 0.5;                         ///< per series per round
-  int rounds = 2;      ///< rounds over all delay cells (order reversed each round)
-  std::string out_dir; ///< calibrate.json, results.jsonl, logs/
-  std::string gpu;     ///< CUDA_VISIBLE_DEVICES ("" = as is)
-  bool force = false;  ///< replace an earlier calibration in out_dir (refused otherwise)
+  int rounds = 2;                 ///< rounds over all delay cells (order reversed each round)
+  std::string out_dir;            ///< calibrate.json, results.jsonl, logs/
+  std::string gpu;                ///< CUDA_VISIBLE_DEVICES ("" = as is)
+  std::string python = "python3"; ///< the Python probe process's interpreter (py.* probes)
+  bool force = false;             ///< replace an earlier calibration in out_dir (refused otherwise)
 };
 
 /// Puts the fault shim in front of the driver and, per probe, runs it paired in an internal cell
-/// (whose other series is the nvidia backend's pointer): once without faults to learn its cost
+/// (whose other series is the nvidia backend's pointer; for a py.* probe, the Python probe
+/// process: ctypes as `direct`, which binds through dlsym, cuda.bindings as `other`, which binds
+/// through cuGetProcAddress): once without faults to learn its cost
 /// and the symbols it binds, then an A/A cell and one cell per delay and resolution path. Reports
 /// per probe the method floor (how far the A/A control's interval reached from 1, in % and ns),
 /// each cell's paired verdict, and per path the smallest delay that reads as the slowed backend

@@ -34,6 +34,9 @@ void add_calibrate_command(CLI::App &app, action &run) {
       ->check(whole_number(1, 100))
       ->capture_default_str();
   cmd->add_option("--gpu", opt->gpu, "CUDA_VISIBLE_DEVICES for the probe processes");
+  cmd->add_option("--python", opt->python,
+                  "The interpreter of the Python probe process (py.* probes)")
+      ->capture_default_str();
   cmd->add_flag("--force", opt->force,
                 "Replace an earlier calibration in --out (without it, calibrate.json there is "
                 "refused)");

@@ -6,6 +6,8 @@
 #include "harness/protocol/results.hpp"
 
 #include <atomic>
+#include <functional>
+#include <map>
 #include <string>
 
 namespace cuparity {
@@ -14,15 +16,20 @@ struct latency_run_options {
   std::string gpu; ///< CUDA_VISIBLE_DEVICES for the probe processes ("" = as is)
   std::string log_dir;
   double min_time_override = 0; ///< seconds per probe, 0 = the matrix's
+  /// The environment of a cell's Python probe process before [latency] python_environment; null:
+  /// the cell's variables, as the C++ probe's. The runner's puts the cell's packages folder first
+  /// on PYTHONPATH, and throws when it cannot be installed (that cell's latency error).
+  std::function<std::map<std::string, std::string>(const cell &)> python_environment;
 };
 
 /// Runs the probes with the GPU to itself: each round runs every cell's probes in a probe process
 /// (`cuparity probe`: a fresh one per round, or with `processes = "persistent"` one per cell for
-/// the whole phase), in matrix order on even rounds and reversed on odd ones (A B, B A: drift
-/// cancels), and within a process each probe's series alternate block by block. Rounds continue
-/// past `latency.rounds` while a comparison is still ambiguous, until `max_rounds` or `budget_s`.
-/// Appends `latency_sample`, `latency_pairs`, `latency_environment`, `latency_cell` and
-/// `latency_error` records.
+/// the whole phase; the Python probe process beside it when the matrix asks, the same way), in
+/// matrix order on even rounds and reversed on odd ones (A B, B A: drift cancels), and within a
+/// process each probe's series alternate block by block. Rounds continue past `latency.rounds`
+/// while a comparison is still ambiguous, until `max_rounds` or `budget_s`. Appends
+/// `latency_sample`, `latency_pairs`, `latency_environment`, `latency_cell` and `latency_error`
+/// records.
 void run_latency_phase(const matrix &m, const latency_run_options &options, results_writer &results,
                        const std::atomic<bool> &stop);
 

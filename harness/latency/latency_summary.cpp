@@ -32,8 +32,12 @@ struct latency_records {
   /// cell -> semantic group, from what each cell's process decided (functional or probe process)
   std::map<std::string, std::string> cell_group;
   std::map<std::string, std::string> cell_backend; ///< cell -> the binding its process used
-  int rounds = 0;                                  ///< one past the highest round of any sample
+  /// The same for the cell's Python probe process (its `latency_cell` has process "python"):
+  /// what its py.* probes are grouped and compared by, since Numba may fall back to ctypes.
+  std::map<std::string, std::string> python_group, python_backend;
+  int rounds = 0;                   ///< one past the highest round of any sample
   json environment = json::array(); ///< the latency_environment records, less their type
+  json errors = json::array();      ///< the latency_error records, less their type
 };
 
 void add_sample(latency_records &out, const json &r) {
@@ -52,15 +56,18 @@ latency_records index_records(const std::vector<json> &records) {
   for (const auto &r : records) {
     if (is_record(r, record_type::latency_sample)) {
       add_sample(out, r);
-    } else if (is_record(r, record_type::latency_environment)) {
+    } else if (is_record(r, record_type::latency_environment) ||
+               is_record(r, record_type::latency_error)) {
       auto e = r;
       e.erase("type");
-      out.environment.push_back(e);
+      (is_record(r, record_type::latency_error) ? out.errors : out.environment).push_back(e);
     } else if ((is_record(r, record_type::cell) || is_record(r, record_type::latency_cell)) &&
                r.contains("config")) {
-      out.cell_group[r.value("cell", "")] = semantic_key(r["config"]);
+      const bool python = r.value("process", "") == "python";
+      (python ? out.python_group : out.cell_group)[r.value("cell", "")] = semantic_key(r["config"]);
       if (r["config"].is_object())
-        out.cell_backend[r.value("cell", "")] = r["config"].value("binding", "");
+        (python ? out.python_backend : out.cell_backend)[r.value("cell", "")] =
+            r["config"].value("binding", "");
     }
   }
   return out;
@@ -89,13 +96,17 @@ void add_series_stats(json &stats, const std::string &probe, const series_sample
 void compare_backends(const matrix &m, const std::string &probe, const series_samples &series,
                       const comparison_rule &rule, const latency_records &rec,
                       summary_parts &parts) {
+  // py.* probes ran in the Python probe process: its binding is what they measured.
+  const bool python = probe.rfind("py.", 0) == 0;
+  const auto &groups = python ? rec.python_group : rec.cell_group;
+  const auto &backends = python ? rec.python_backend : rec.cell_backend;
   const auto group = [&](const std::string &cell) {
-    auto it = rec.cell_group.find(cell);
-    return it == rec.cell_group.end() ? std::optional<std::string>{} : it->second;
+    auto it = groups.find(cell);
+    return it == groups.end() ? std::optional<std::string>{} : it->second;
   };
   const auto backend = [&](const std::string &cell) {
-    auto it = rec.cell_backend.find(cell);
-    return it == rec.cell_backend.end() ? std::string{} : it->second;
+    auto it = backends.find(cell);
+    return it == backends.end() ? std::string{} : it->second;
   };
   for (std::size_t i = 0; i < m.cells.size(); ++i)
     for (std::size_t j = i + 1; j < m.cells.size(); ++j) {
@@ -113,15 +124,6 @@ void compare_backends(const matrix &m, const std::string &probe, const series_sa
     }
 }
 
-/// This run against a previous one (its summary.json), series by series: the run-vs-run rule
-/// (run_vs_run_latency.hpp). The baseline was checked when it was read (read_summary).
-void compare_with_baseline(const json *baseline, const latency_settings &l,
-                           const std::string &probe, const series_samples &series,
-                           const comparison_rule &rule, summary_parts &parts) {
-  if (!baseline || !baseline->contains("latency") || !(*baseline)["latency"].is_object())
-    return;
-  const auto before = read_recorded_latency((*baseline)["latency"]);
-  auto it = before.find(probe);
 /// The A/A control of a [[benchmark]] with `control`: in every cell, the series `control:<cell>`
 /// (a second process in the same rounds) against the cell's own, by the cross-process rule. It
 /// must read same; slower or faster is the method's noise, and fails as a difference would.
@@ -145,6 +147,15 @@ void compare_controls(const matrix &m, const std::string &probe, const series_sa
   }
 }
 
+/// This run against a previous one (its summary.json), series by series: the run-vs-run rule
+/// (run_vs_run_latency.hpp). The baseline was checked when it was read (read_summary).
+void compare_with_baseline(const json *baseline, const latency_settings &l,
+                           const std::string &probe, const series_samples &series,
+                           const comparison_rule &rule, summary_parts &parts) {
+  if (!baseline || !baseline->contains("latency") || !(*baseline)["latency"].is_object())
+    return;
+  const auto before = read_recorded_latency((*baseline)["latency"]);
+  auto it = before.find(probe);
   if (it == before.end())
     return;
   for (const auto &change : compare_across_runs(probe, it->second.samples, series, rule)) {
@@ -181,7 +192,7 @@ json latency_summary(const matrix &m, const std::vector<json> &records, const js
   const bool any_pairs = std::any_of(records.begin(), records.end(), [](const json &r) {
     return is_record(r, record_type::latency_pairs);
   });
-  if (rec.samples.empty() && !any_pairs)
+  if (rec.samples.empty() && !any_pairs && rec.errors.empty())
     return nullptr;
   const auto &l = m.latency;
   summary_parts parts;
@@ -195,6 +206,7 @@ json latency_summary(const matrix &m, const std::vector<json> &records, const js
                             {"samples", series}});
     add_series_stats(parts.stats, probe, series);
     compare_backends(m, probe, series, rule, rec, parts);
+    compare_controls(m, probe, series, rule, rec, parts);
     compare_with_baseline(baseline, l, probe, series, rule, parts);
   }
   paired_blocks paired = paired_summary(l, records);
@@ -204,7 +216,6 @@ json latency_summary(const matrix &m, const std::vector<json> &records, const js
           {"rounds", rec.rounds},
           {"environment", environment.empty() ? json::object() : environment.front()},
           {"environment_rounds", environment},
-    compare_controls(m, probe, series, rule, rec, parts);
           {"probes", parts.probes},
           {"stats", parts.stats},
           {"comparisons", parts.comparisons},
@@ -212,6 +223,9 @@ json latency_summary(const matrix &m, const std::vector<json> &records, const js
           {"paired", paired.paired},
           {"floors", paired.floors},
           {"noise", noise_block(parts.stats, l.target_cv)},
+          // Probe processes that could not start or run in a cell, named (a Python process
+          // whose interpreter or a required module is missing).
+          {"errors", rec.errors},
           {"baseline", parts.baseline},
           // The thresholds these verdicts were judged with, so a later `cuparity compare` of
           // this run judges by them too.

@@ -21,6 +21,8 @@ constexpr int resamples = 1000;
 /// One cell's probe: its series block by block over all rounds, in the order they ran.
 struct pair_sequences {
   std::string own, other, missing;
+  std::string requested; ///< the binding the cell asked for, where the process says (Python)
+  bool fallback = false; ///< the process fell back from it: `own` is what it really used
   bool same_address = true;
   std::vector<double> facade, direct, theirs;
 };
@@ -47,6 +49,8 @@ index_pairs(const std::vector<json> &records) {
     seq.other = r.value("other", "");
     if (r.contains("other_missing") && r["other_missing"].is_string())
       seq.missing = r["other_missing"];
+    seq.requested = r.value("requested", "");
+    seq.fallback = r.value("fallback", false);
     const json &t = r["per_call_ns"];
     const bool has_other = t.contains("other");
     seq.same_address = seq.same_address && has_other && r.value("same_address", false);
@@ -163,6 +167,8 @@ json backend_entry(const backend_pairs &b, const std::map<std::string, method_fl
   const pair_sequences &s = *b.seq;
   json e = {{"probe", b.probe}, {"cell", b.cell},  {"own", s.own},
             {"other", s.other}, {"a", "internal"}, {"b", "nvidia"}};
+  if (s.fallback) // asked for `requested`, got `own`: labelled, never read as the one asked for
+    e.update({{"fallback", true}, {"requested", s.requested}});
   if (s.theirs.empty()) {
     e["verdict"] = "not_measured";
     e["reason"] = s.missing.empty() ? "no other backend in the probe process" : s.missing;

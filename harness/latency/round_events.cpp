@@ -39,31 +39,42 @@ nlohmann::json sample_record(const nlohmann::json &ev, const cell &c, int round)
 /// cannot add others to the results).
 nlohmann::json pairs_record(const nlohmann::json &ev, const cell &c, int round) {
   nlohmann::json rec = make_record(record_type::latency_pairs, {{"round", round}, {"cell", c.id}});
-  for (const char *key : {"probe", "own", "other", "same_address", "block_iterations",
-                          "per_call_ns", "symbols", "other_missing"})
+  for (const char *key :
+       {"probe", "own", "other", "same_address", "block_iterations", "per_call_ns", "symbols",
+        "other_missing", "facade_missing", "requested", "fallback"})
     if (ev.contains(key))
       rec[key] = ev[key];
   return rec;
 }
 
+/// A `cell_start` as the cell's `latency_cell` record (written once, in round 0).
+nlohmann::json cell_record(const nlohmann::json &ev, const cell &c) {
+  nlohmann::json rec =
+      make_record(record_type::latency_cell,
+                  {{"cell", c.id}, {"config", ev.value("config", nlohmann::json::object())}});
+  if (ev.contains("process") && ev["process"].is_string())
+    rec["process"] = ev["process"];
+  return rec;
+}
+
 /// Appends what one event of the process records, and says whether the round goes on.
 round_step record_event(const nlohmann::json &ev, const cell &c, int round, results_writer &out,
-                        std::vector<nlohmann::json> &kept, bool expect_start) {
+                        std::vector<nlohmann::json> &kept, bool expect_start, round_reading &seen) {
   const auto results = [&](nlohmann::json rec) {
     out.append(rec);
     kept.push_back(std::move(rec));
   };
   const auto kind = event_of(ev);
   if (kind == event_kind::cell_start) {
+    seen.started = true;
     if (round == 0)
-      results(
-          make_record(record_type::latency_cell,
-                      {{"cell", c.id}, {"config", ev.value("config", nlohmann::json::object())}}));
+      results(cell_record(ev, c));
     return expect_start ? round_step::ended : round_step::more;
   }
   if (kind == event_kind::cell_error || kind == event_kind::probe_error) {
     results(make_record(record_type::latency_error,
                         {{"cell", c.id}, {"round", round}, {"message", ev.value("message", "")}}));
+    seen.refused = seen.refused || kind == event_kind::cell_error;
     return kind == event_kind::cell_error ? round_step::failed : round_step::more;
   }
   if (kind == event_kind::probe) {
@@ -78,9 +89,10 @@ round_step record_event(const nlohmann::json &ev, const cell &c, int round, resu
 
 } // namespace
 
-bool consume_round(child_process &child, const cell &c, int round, results_writer &results,
-                   std::vector<nlohmann::json> &kept, const std::atomic<bool> &stop,
-                   bool expect_start) {
+round_reading consume_round(child_process &child, const cell &c, int round, results_writer &results,
+                            std::vector<nlohmann::json> &kept, const std::atomic<bool> &stop,
+                            bool expect_start) {
+  round_reading seen;
   std::string line;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
   for (;;) {
@@ -88,15 +100,15 @@ bool consume_round(child_process &child, const cell &c, int round, results_write
     // processes at once and records nothing more of the round.
     if (stop) {
       child.kill_group();
-      return false;
+      return seen;
     }
     auto st = child.read_line(line, std::chrono::milliseconds(200));
     if (st == child_process::read_status::eof)
-      return false;
+      return seen;
     if (st == child_process::read_status::timeout) {
       if (std::chrono::steady_clock::now() > deadline) {
         child.kill_group();
-        return false;
+        return seen;
       }
       continue;
     }
@@ -106,9 +118,11 @@ bool consume_round(child_process &child, const cell &c, int round, results_write
     } catch (const nlohmann::json::exception &) {
       continue; // not JSON: no event of ours
     }
-    const round_step step = record_event(ev, c, round, results, kept, expect_start);
-    if (step != round_step::more)
-      return step == round_step::ended;
+    const round_step step = record_event(ev, c, round, results, kept, expect_start, seen);
+    if (step != round_step::more) {
+      seen.ended = step == round_step::ended;
+      return seen;
+    }
   }
 }
 

@@ -65,6 +65,10 @@ struct cell {
 struct latency_settings {
   bool enabled = false;
   std::vector<std::string> probes; ///< globs; empty = all
+  /// Those of `probes` that select C++ probes (`cuparity probe`) and those that select the Python
+  /// probe process's (py.*), set as `probes` is read; with `probes` given and `native_probes`
+  /// empty, no C++ probe process runs.
+  std::vector<std::string> native_probes, python_probes;
   int rounds = 5;
   double min_time_s = 0.05;     ///< per series of each probe per round
   double block_time_s = 2.5e-4; ///< a block of one series; the series alternate block by block
@@ -81,6 +85,14 @@ struct latency_settings {
   /// "per_round": a fresh probe process per cell per round; "persistent": one process per cell
   /// for the whole phase, rounds sent to it (process-to-process spread stays out of the samples).
   bool persistent = false;
+  /// `python = true`: a Python probe process (tools/pyprobe/cuparity_pyprobe.py) runs beside the
+  /// C++ one in every cell and round, under `python_interpreter`, with `python_environment`'s
+  /// variables besides the cell's; each module of `python_requires` must import in the cell, or
+  /// the cell's latency error names it (docs/latency.md#the-python-path).
+  bool python = false;
+  std::string python_interpreter = "python3";
+  std::vector<std::string> python_requires;
+  std::map<std::string, std::string> python_environment;
 };
 
 /// [matrix] reference: the values of some variables that make a cell a reference cell. Every other
@@ -144,18 +156,6 @@ struct external_suite {
   source_position where;
 };
 
-/// [packages]: how the values of the `packages` axis (requirement lists) are installed: each once,
-/// into a cached folder of its own that the cell's processes find first (docs/matrices.md).
-struct package_settings {
-  std::string axis = "packages";        ///< the axis key whose values are requirement lists
-  std::vector<std::string> find_links;  ///< wheel folders ({matrix_dir} substituted); offline
-  std::optional<std::string> index_url; ///< an index instead of (or beside) the folders
-  std::string installer = "auto";       ///< "uv", "pip" or "auto" (uv where found, else pip)
-  std::string python = "python3";       ///< the interpreter the environments are for
-  std::optional<std::string> cache;     ///< where environments are kept; default: a user cache
-  bool no_deps = true;                  ///< install only what is named (the rest from the site)
-  source_position where;                ///< the [packages] table, for messages
-};
 /// The JSON format a [[benchmark]] writes: pytest-benchmark's `--benchmark-json`, pyperf's `-o`.
 enum class benchmark_format { pytest_benchmark, pyperf };
 
@@ -179,6 +179,18 @@ struct external_benchmark {
   source_position where;
 };
 
+/// [packages]: how the values of the `packages` axis (requirement lists) are installed: each once,
+/// into a cached folder of its own that the cell's processes find first (docs/matrices.md).
+struct package_settings {
+  std::string axis = "packages";        ///< the axis key whose values are requirement lists
+  std::vector<std::string> find_links;  ///< wheel folders ({matrix_dir} substituted); offline
+  std::optional<std::string> index_url; ///< an index instead of (or beside) the folders
+  std::string installer = "auto";       ///< "uv", "pip" or "auto" (uv where found, else pip)
+  std::string python = "python3";       ///< the interpreter the environments are for
+  std::optional<std::string> cache;     ///< where environments are kept; default: a user cache
+  bool no_deps = true;                  ///< install only what is named (the rest from the site)
+  source_position where;                ///< the [packages] table, for messages
+};
 
 struct matrix {
   std::string path;
@@ -209,6 +221,8 @@ struct matrix {
   latency_settings latency;
   /// [[suite]] tables: a matrix with suites runs them instead of the built-in cases.
   std::vector<external_suite> suites;
+  /// [[benchmark]] tables: timed in every cell after the functional (and latency) phase.
+  std::vector<external_benchmark> benchmarks;
   /// [packages]: set when the matrix has a `packages` axis (or the table).
   std::optional<package_settings> packages;
 
@@ -221,8 +235,6 @@ struct matrix {
 /// A cell and the reference cell it is compared with ([matrix] reference).
 struct reference_pair {
   const cell *c = nullptr;
-  /// [[benchmark]] tables: timed in every cell after the functional (and latency) phase.
-  std::vector<external_benchmark> benchmarks;
   const cell *reference = nullptr;
 };
 

@@ -9,6 +9,7 @@
 #include "harness/matrix/limits.hpp"
 #include "harness/matrix/package_keys.hpp"
 #include "harness/matrix/placeholders.hpp"
+#include "harness/matrix/python_probes.hpp"
 #include "harness/matrix/text.hpp"
 
 #include <algorithm>
@@ -191,13 +192,58 @@ void set_max_rounds(latency_settings &l, const key_value &v) {
   l.max_rounds = n;
 }
 
-/// Probe globs that must each name a registered probe (as case globs must name a case).
+/// Probe globs that must each name a registered probe (as case globs must name a case) or one of
+/// the Python probe process's (py.*); each goes to the processes whose probes it selects.
 void set_probes(latency_settings &l, const key_value &v) {
   refuse_empty(v, "would select every probe, as leaving the key out does: name the probes");
   l.probes = v.get<glob_list>();
-  for (const auto &g : l.probes)
-    if (!v.context().known_probe(g))
+  for (const auto &g : l.probes) {
+    const bool native = g.rfind("py.", 0) != 0 && v.context().known_probe(g);
+    const bool python = glob_matches_python_probe(g);
+    if (!native && !python)
       v.fail(in_quotes(g) + " names no probe" + std::string(see_probes));
+    if (native)
+      l.native_probes.push_back(g);
+    if (python)
+      l.python_probes.push_back(g);
+  }
+}
+
+/// The interpreter of the Python probe process: a command looked up on PATH, or a path; {bin}
+/// and {matrix_dir} substituted.
+void set_python_interpreter(latency_settings &l, const key_value &v) {
+  const std::string written = v.get<std::string>();
+  if (auto p = unknown_placeholder(written))
+    v.fail("unknown placeholder " + *p + " (known: {bin}, {matrix_dir})");
+  if (written.empty())
+    v.fail("is empty: name the Python interpreter, e.g. \"python3\"");
+  l.python_interpreter = substitute_placeholders(written, v.context().reader.dir());
+}
+
+/// Module names, each imported by the Python probe process before it measures.
+void set_python_requires(latency_settings &l, const key_value &v) {
+  l.python_requires = v.get<glob_list>();
+  for (const auto &m : l.python_requires)
+    if (m.empty() || m.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                         "0123456789_.") != std::string::npos)
+      v.fail(in_quotes(m) + " is no Python module name (e.g. \"numba\", \"cuda.bindings\")");
+}
+
+/// Variables the Python probe process gets besides the cell's ({bin}, {matrix_dir} substituted).
+void set_python_environment(latency_settings &l, const key_value &v) {
+  for (const auto &[k, node] : *v.node().as_table()) {
+    const std::string name(k.str());
+    const auto *text = node.as_string();
+    if (!text)
+      v.context().reader.error(node, v.key() + "." + name + ": must be a string");
+    if (name.empty() || name.find('=') != std::string::npos)
+      v.context().reader.error(k, v.key() + ": " + in_quotes(name) + " is no variable name");
+    const std::string written(text->get());
+    if (auto p = unknown_placeholder(written))
+      v.context().reader.error(node, v.key() + "." + name + ": unknown placeholder " + *p +
+                                         " (known: {bin}, {matrix_dir})");
+    l.python_environment[name] = substitute_placeholders(written, v.context().reader.dir());
+  }
 }
 
 /// Thresholds are looked up by a probe's exact name: a glob or an unknown name would never apply.
@@ -208,7 +254,7 @@ std::map<std::string, double> per_probe(const key_value &v, const std::string &w
     const std::string name(k.str());
     if (name.find_first_of("*?[") != std::string::npos)
       r.error(k, v.key() + ": " + in_quotes(name) + " is a glob; " + what + " names one probe");
-    if (!v.context().known_probe(name))
+    if (!is_python_probe(name) && !v.context().known_probe(name))
       r.error(k, v.key() + ": " + in_quotes(name) + " names no probe" + std::string(see_probes));
   }
   return v.get<std::map<std::string, double>>();
@@ -325,6 +371,8 @@ const key_table<document_sections> &document_keys() {
            "how the values of the `packages` axis are installed: wheel folders, index, installer"},
           {"program", tables(), assign<&d::program>,
            "a plain command (no JUnit) run in every cell: its exit status and captured map"},
+          {"benchmark", tables(), assign<&d::benchmark>,
+           "a package's pytest-benchmark suite or pyperf script, timed in every cell"},
       }};
   return keys;
 }
@@ -371,8 +419,6 @@ const key_table<rule> &include_keys() {
 }
 
 const key_table<expectation> &expect_keys() {
-          {"benchmark", tables(), assign<&d::benchmark>,
-           "a package's pytest-benchmark suite or pyperf script, timed in every cell"},
   using x = expectation;
   static const key_table<x> keys{
       "[[expect]]",
@@ -448,6 +494,15 @@ const key_table<latency_settings> &latency_keys() {
            "probe = seconds: min_time_s for that probe (over --latency-min-time too)"},
           {"processes", choice({"per_round", "persistent"}), set_processes,
            "a fresh probe process per cell per round, or one per cell for the whole phase"},
+          {"python", flag(), assign<&l::python>,
+           "whether a Python probe process (the py.* probes) runs beside the C++ one in every "
+           "cell (default: false)"},
+          {"python_interpreter", text(), set_python_interpreter,
+           "the Python probe process's interpreter (default: python3)"},
+          {"python_requires", texts(), set_python_requires,
+           "Python modules that must import in every cell, else that cell's latency error"},
+          {"python_environment", table(), set_python_environment,
+           "VARIABLE = value: set for the Python probe process besides the cell's variables"},
       }};
   return keys;
 }

@@ -340,9 +340,13 @@ void run_latency(const run_options &opt, const matrix &m, const run_inputs &in,
             << "-" << m.latency.max_rounds << " rounds\n";
   catch_stop_signals(true);
   const auto l0 = std::chrono::steady_clock::now();
-  run_latency_phase(m,
-                    {gpus.empty() ? "" : gpus.front(), in.out_dir + "/logs", opt.latency_min_time},
-                    results, g_stop);
+  const std::string gpu = gpus.empty() ? "" : gpus.front();
+  latency_run_options lo{gpu, in.out_dir + "/logs", opt.latency_min_time, nullptr};
+  // The Python probe process sees the cell's Python: its packages folder first on PYTHONPATH.
+  lo.python_environment = [&m, gpu, lock = lock_directory(in.out_dir, gpu)](const cell &c) {
+    return cell_environment(m, c, gpu, lock);
+  };
+  run_latency_phase(m, lo, results, g_stop);
   catch_stop_signals(false);
   if (g_stop)
     throw run_stop{stopped_code(),

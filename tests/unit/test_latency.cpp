@@ -309,6 +309,50 @@ TEST_CASE("backend comparisons across processes: only between bindings, either w
   CHECK(s["comparisons"].empty());
 }
 
+TEST_CASE("py.* probes are grouped and compared by the Python process's binding; a fallback is "
+          "labelled",
+          "[latency][summary][python]") {
+  matrix m = two_cell_matrix();
+  summary_records r; // the C++ probe processes: a internal, b nvidia
+  // b's Python process asked for the NVIDIA binding and Numba fell back to ctypes.
+  for (auto [id, binding] : {std::pair{"a", "internal"}, std::pair{"b", "internal"}})
+    r.records.push_back(make_record(
+        record_type::latency_cell,
+        {{"cell", id},
+         {"process", "python"},
+         {"config", {{"stream0", "legacy"}, {"binding", binding}, {"process", "python"}}}}));
+  for (int round = 0; round < 9; ++round)
+    for (const char *probe : {"x.call", "py.x.call"}) {
+      r.sample(probe, "a", "facade", round, 150 + round % 3);
+      r.sample(probe, "b", "facade", round, 100 + round % 3);
+    }
+  bool failed = false;
+  auto s = latency_summary(m, r.records, nullptr, failed);
+  // The C++ probe's cells differ in binding: compared. The Python ones both ran ctypes: not.
+  REQUIRE(s["comparisons"].size() == 1);
+  CHECK(s["comparisons"][0]["probe"] == "x.call");
+  CHECK(s["comparisons"][0]["b_backend"] == "nvidia");
+  // The Python process that really got NVIDIA is compared, with its binding named.
+  r.records[3]["config"]["binding"] = "nvidia"; // b's Python latency_cell
+  s = latency_summary(m, r.records, nullptr, failed);
+  REQUIRE(s["comparisons"].size() == 2);
+  CHECK(s["comparisons"][0]["probe"] == "py.x.call"); // probes in name order
+  CHECK(s["comparisons"][0]["b_backend"] == "nvidia");
+  // A fallback's paired blocks say so: own is what it used, never the binding it asked for.
+  summary_records fell;
+  const auto d = around(100, 600);
+  fell.pairs("py.x.call", "b", "internal", 0, d, d, {});
+  fell.records.back()["fallback"] = true;
+  fell.records.back()["requested"] = "nvidia";
+  s = latency_summary(m, fell.records, nullptr, failed);
+  REQUIRE(s["paired"].size() == 1);
+  CHECK(s["paired"][0]["own"] == "internal");
+  CHECK(s["paired"][0]["fallback"] == true);
+  CHECK(s["paired"][0]["requested"] == "nvidia");
+  REQUIRE(s["overhead"].size() == 1);
+  CHECK(s["overhead"][0]["backend"] == "internal");
+}
+
 TEST_CASE("paired blocks: facade overhead, nvidia over internal from either cell, A/A",
           "[latency][summary][paired]") {
   matrix m = two_cell_matrix();

@@ -302,7 +302,11 @@ const std::map<std::string, std::map<std::string, std::string>> samples{
       {"fail_on_regression", "true"},
       {"thresholds", "{ p = 0.5 }"},
       {"min_times", "{ p = 0.5 }"},
-      {"processes", "\"persistent\""}}},
+      {"processes", "\"persistent\""},
+      {"python", "true"},
+      {"python_interpreter", "\"{matrix_dir}/bin/python3\""},
+      {"python_requires", "[\"numba\", \"cuda.bindings\"]"},
+      {"python_environment", "{ PYTHONPATH = \"{matrix_dir}/site\" }"}}},
     {"[[suite]]",
      {{"name", "\"nope\""},
       {"command", "[\"x\", \"--junitxml={junit}\", \"{matrix_dir}/t\"]"},
@@ -324,10 +328,6 @@ const std::map<std::string, std::map<std::string, std::string>> samples{
       {"retries", "1"},
       {"exit_code", "3"},
       {"skip_exit_code", "77"}}},
-};
-
-/// A section's required keys, each with its sample, except `key`.
-std::string required_lines(const matrix_section_doc &s, const std::string &key) {
     {"[[benchmark]]",
      {{"name", "\"b\""},
       {"format", "\"pytest-benchmark\""},
@@ -337,6 +337,10 @@ std::string required_lines(const matrix_section_doc &s, const std::string &key) 
       {"timeout_s", "60"},
       {"rounds", "5"},
       {"control", "true"}}},
+};
+
+/// A section's required keys, each with its sample, except `key`.
+std::string required_lines(const matrix_section_doc &s, const std::string &key) {
   std::string out;
   for (const auto &k : s.keys)
     if (k.required && k.name != key)
@@ -531,6 +535,28 @@ min_times = { a = 2.5 }
   CHECK(l.thresholds == std::map<std::string, double>{{"a", 0.1}, {"b", 3}});
   CHECK(l.min_times == std::map<std::string, double>{{"a", 2.5}});
   CHECK(load("latency_on", two_cells + "[latency]\n").latency.enabled); // written = enabled
+}
+
+TEST_CASE("[latency] probes: each glob goes to the probe processes whose probes it selects",
+          "[matrix][latency][python]") {
+  const auto known = [](const std::string &g) { return g == "ctx.*" || g == "*.get_current"; };
+  const auto read = [&](const std::string &name, const std::string &latency) {
+    return load_matrix(write_matrix(name, two_cells + "[latency]\n" + latency), any_case, known);
+  };
+  const matrix m = read("py_split", "probes = [\"ctx.*\", \"py.launch.*\", \"*.get_current\"]\n"
+                                    "min_times = { \"py.ctx.get_current\" = 0.5 }\n");
+  CHECK(m.latency.native_probes == std::vector<std::string>{"ctx.*", "*.get_current"});
+  CHECK(m.latency.python_probes == std::vector<std::string>{"py.launch.*", "*.get_current"});
+  CHECK(m.latency.min_times.at("py.ctx.get_current") == 0.5);
+  CHECK_FALSE(m.latency.python); // a py.* glob alone starts the Python process
+  const matrix only = read("py_only", "probes = [\"py.*\"]\npython = true\n"
+                                      "python_requires = [\"numba\"]\n");
+  CHECK(only.latency.native_probes.empty());
+  CHECK(only.latency.python_requires == std::vector<std::string>{"numba"});
+  CHECK_THAT(error_of("py_unknown", two_cells + "[latency]\nprobes = [\"py.nope\"]\n"),
+             Catch::Contains("'py.nope' names no probe"));
+  CHECK_THAT(error_of("py_module", two_cells + "[latency]\npython_requires = [\"a b\"]\n"),
+             Catch::Contains("is no Python module name"));
 }
 
 TEST_CASE("unknown keys list the table's keys", "[matrix][keys][errors]") {

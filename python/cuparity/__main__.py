@@ -1,5 +1,0 @@
-"""`python -m cuparity ...` is the `cuparity` command."""
-
-from cuparity import main
-
-main()

@@ -1,0 +1,235 @@
+"""The Python latency probe (tools/pyprobe/cuparity_pyprobe.py) on the simulated driver.
+
+Numba and cuda.bindings are not installed on CI: fake_numba/ is a Numba whose config decides the
+binding as Numba 0.68's does (falling back to ctypes, with its warning, when `cuda` does not
+import) and fake_cuda/ a cuda.bindings driver module that opens libcuda.so.1 and calls through
+cuGetProcAddress's pointers, as the real one does; PYPROBE_FAKE_CUDA=1 makes it importable.
+cuparity and the simulated driver are found in $CUPARITY_BIN_DIR, else $CUPARITY_BUILD_DIR/bin,
+else build/bin.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+SCRIPT = REPO / "tools" / "pyprobe" / "cuparity_pyprobe.py"
+FAKES = f"{HERE / 'fake_numba'}:{HERE / 'fake_cuda'}"
+
+
+def bin_dir() -> Path:
+    if os.environ.get("CUPARITY_BIN_DIR"):
+        return Path(os.environ["CUPARITY_BIN_DIR"])
+    if os.environ.get("CUPARITY_BUILD_DIR"):
+        return Path(os.environ["CUPARITY_BUILD_DIR"]) / "bin"
+    return REPO / "build" / "bin"
+
+
+def sim() -> Path:
+    driver = bin_dir() / "libcuparity_simdriver.so"
+    if not driver.is_file() or not (bin_dir() / "cuparity").is_file():
+        pytest.skip(f"no cuparity or simulated driver in {bin_dir()}: build with scripts/build")
+    return driver
+
+
+def clean_env(**extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("NUMBA_", "CUDA_", "CUPARITY_", "PYPROBE_"))
+           and k not in ("PYTHONPATH", "LD_LIBRARY_PATH")}
+    env.update(extra)
+    return env
+
+
+def probe_events(*args: str, **env: str) -> list:
+    """The events of one probe process on the simulated driver (written to stdout: fd 1)."""
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--events-fd", "1", "--min-time", "0.003",
+                           "--block-time", "0.0001", *args],
+                          env=clean_env(NUMBA_CUDA_DRIVER=str(sim()), **env),
+                          capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def test_the_probe_lists_the_names_the_matrix_knows():
+    listed = subprocess.run([sys.executable, str(SCRIPT), "--list"], capture_output=True,
+                            text=True, check=True).stdout.split()[::3]
+    known = re.findall(r'"(py\.[a-z0-9_.]+)"',
+                       (REPO / "harness/matrix/python_probes.cpp").read_text())
+    assert listed == known
+
+
+def test_the_ctypes_probe_runs_against_the_simulated_driver():
+    events = probe_events("--probe", "py.ctx.get_current", "--probe", "py.launch.empty_kernel")
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "cell_start" and kinds[-1] == "round_done"
+    config = events[0]["config"]
+    assert config["binding"] == "internal" and config["process"] == "python"
+    assert config["driver_path"] == str(sim())
+    assert "No module named 'numba'" in config["facade_missing"]
+    samples = {e["probe"]: e for e in events if e["event"] == "probe"}
+    assert set(samples) == {"py.ctx.get_current", "py.launch.empty_kernel"}
+    assert all(e["series"] == "direct" and e["value"] > 0 for e in samples.values())
+    pairs = {e["probe"]: e for e in events if e["event"] == "probe_pairs"}
+    launch = pairs["py.launch.empty_kernel"]
+    assert launch["own"] == "internal" and launch["symbols"] == ["cuLaunchKernel"]
+    assert len(launch["per_call_ns"]["direct"]) >= 2
+    assert "cuda.bindings does not import" in launch["other_missing"]
+
+
+def test_the_nvidia_path_and_the_facade_with_numba_and_cuda_bindings():
+    events = probe_events("--probe", "py.stream.sync_idle", PYTHONPATH=FAKES,
+                          PYPROBE_FAKE_CUDA="1", NUMBA_CUDA_USE_NVIDIA_BINDING="1")
+    config = events[0]["config"]
+    assert (config["binding"], config["fallback"], config["use_nv_binding"]) == (
+        "nvidia", False, True)
+    (pairs,) = [e for e in events if e["event"] == "probe_pairs"]
+    assert (pairs["own"], pairs["other"], pairs["same_address"]) == ("nvidia", "internal", False)
+    assert set(pairs["per_call_ns"]) == {"facade", "direct", "other"}
+
+
+def test_a_serving_probe_answers_rounds_and_names_a_bad_command():
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--events-fd", "1", "--serve",
+                           "--min-time", "0.002", "--probe", "py.ctx.get_current"],
+                          input="round 3 1\nnonsense\n",
+                          env=clean_env(NUMBA_CUDA_DRIVER=str(sim())),
+                          capture_output=True, text=True, timeout=120)
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [e["event"] for e in events] == ["cell_start", "probe", "probe_pairs", "round_done",
+                                            "probe_error"]
+    assert events[3]["round"] == 3 and "nonsense" in events[4]["message"]
+
+
+MATRIX = """[matrix]
+name = "pyprobe"
+description = "the Python probe beside the C++ one"
+cases = ["binding.config.effective"]
+inert = { CUPARITY_PYPROBE_OTHER = "the Python probe's A/A control", PYPROBE_FAKE_CUDA = "the tests' stand-in cuda.bindings" }
+
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["0", "1"]
+PYPROBE_FAKE_CUDA = ["0", "1"]
+
+[[include]]
+label = "aa"
+NUMBA_CUDA_USE_NVIDIA_BINDING = "0"
+PYPROBE_FAKE_CUDA = "1"
+CUPARITY_PYPROBE_OTHER = "same"
+
+[latency]
+processes = "persistent"
+python = true
+probes = ["py.ctx.get_current", "py.launch.empty_kernel", "ctx.get_current"]
+python_environment = { PYTHONPATH = "FAKES" }
+rounds = 1
+max_rounds = 1
+min_time_s = 0.005
+"""
+
+
+def run_matrix(tmp: Path, text: str) -> tuple[dict, list]:
+    (tmp / "m.toml").write_text(text.replace("FAKES", FAKES))
+    proc = subprocess.run([str(bin_dir() / "cuparity"), "--driver", str(sim()), "run",
+                           str(tmp / "m.toml"), "--out", str(tmp / "out")],
+                          env=clean_env(), capture_output=True, text=True, timeout=300)
+    assert (tmp / "out" / "summary.json").is_file(), proc.stderr
+    records = [json.loads(line) for line in (tmp / "out" / "results.jsonl").read_text()
+               .splitlines()]
+    return json.loads((tmp / "out" / "summary.json").read_text()), records
+
+
+@pytest.fixture(scope="module")
+def python_run(tmp_path_factory):
+    sim()
+    return run_matrix(tmp_path_factory.mktemp("pyprobe"), MATRIX)
+
+
+def paired(summary: dict, probe: str) -> dict:
+    return {p["cell"]: p for p in summary["latency"]["paired"] if p["probe"] == probe}
+
+
+def test_a_latency_run_with_python_has_the_py_probes_beside_the_cpp_ones(python_run):
+    summary, records = python_run
+    probes = {p["name"]: p for p in summary["latency"]["probes"]}
+    assert {"py.ctx.get_current", "py.launch.empty_kernel", "ctx.get_current"} <= set(probes)
+    cells = {r["cell"] for r in records if r.get("type") == "latency_cell"}
+    for cell in cells:
+        assert f"direct:{cell}" in probes["py.launch.empty_kernel"]["samples"]
+        assert cell in probes["py.ctx.get_current"]["samples"]  # the facade: fake Numba
+    python_cells = [r for r in records
+                    if r.get("type") == "latency_cell" and r.get("process") == "python"]
+    assert len(python_cells) == len(cells) == 4
+    assert summary["latency"]["errors"] == []
+    nvidia = paired(summary, "py.ctx.get_current")["nv=1,PYPROBE_FAKE_CUDA=1"]
+    assert (nvidia["own"], nvidia["other"], nvidia["control"]) == ("nvidia", "internal", False)
+
+
+def test_the_aa_mode_is_a_control(python_run):
+    summary, _ = python_run
+    for probe in ("py.ctx.get_current", "py.launch.empty_kernel"):
+        aa = paired(summary, probe)["aa"]
+        assert (aa["own"], aa["other"], aa["same_address"], aa["control"]) == (
+            "internal", "internal", True, True)
+        assert aa["verdict"] in ("same", "ambiguous")
+    floors = {f["probe"]: f for f in summary["latency"]["floors"]}
+    assert floors["py.ctx.get_current"]["controls"] == ["aa"]
+
+
+def test_a_numba_that_fell_back_is_reported_and_never_timed_as_nvidia(python_run):
+    summary, records = python_run
+    fell = "nv=1,PYPROBE_FAKE_CUDA=0"
+    (config,) = [r["config"] for r in records if r.get("type") == "latency_cell"
+                 and r.get("process") == "python" and r["cell"] == fell]
+    assert (config["binding"], config["requested_binding"], config["fallback"]) == (
+        "internal", "nvidia", True)
+    assert "CUDA Python bindings requested" in config["fallback_reason"]
+    entry = paired(summary, "py.ctx.get_current")[fell]
+    assert (entry["own"], entry["fallback"], entry["requested"]) == ("internal", True, "nvidia")
+    for c in summary["latency"]["comparisons"]:
+        if c["probe"].startswith("py.") and fell in (c["a"], c["b"]):
+            assert (c["a_backend"] if c["a"] == fell else c["b_backend"]) == "internal"
+    # The C++ probe of the same cell still runs the nvidia backend it asked for.
+    cpp = paired(summary, "ctx.get_current")[fell]
+    assert cpp["own"] == "nvidia"
+
+
+ONE_CELL = """[matrix]
+name = "pyprobe-errors"
+description = "a Python probe process that cannot run"
+cases = ["binding.config.effective"]
+
+[axes]
+NUMBA_CUDA_USE_NVIDIA_BINDING = ["0"]
+
+[latency]
+probes = ["py.ctx.get_current"]
+rounds = 1
+max_rounds = 1
+min_time_s = 0.005
+"""
+
+
+@pytest.mark.parametrize("setting, message", [
+    ('python_requires = ["no_such_module_here"]',
+     "the matrix requires the Python module no_such_module_here, which does not import"),
+    ('python_interpreter = "{matrix_dir}/broken-python"',
+     "python probe: the process ended before it started (exit code 1"),
+    ('python_interpreter = "no-such-python-here"',
+     "python_interpreter 'no-such-python-here' is not found on the cell's PATH"),
+])
+def test_a_python_that_cannot_run_is_the_cells_named_latency_error(tmp_path, setting, message):
+    sim()
+    broken = tmp_path / "broken-python"
+    broken.write_text(f"#!/bin/sh\nexec {sys.executable} -c 'import no_such_module_either'\n")
+    broken.chmod(0o755)
+    summary, _ = run_matrix(tmp_path, ONE_CELL + setting + "\n")
+    errors = summary["latency"]["errors"]
+    assert len(errors) == 1 and message in errors[0]["message"], errors
+    assert errors[0]["cell"] == "nv=0"
