@@ -338,12 +338,16 @@ class CtypesPath:
     label = "internal"
 
     def __init__(self, lib: ctypes.CDLL, fixture: Fixture, ptds: bool, fresh: bool,
-                 proc: bool = False) -> None:
+                 resolve: str = "") -> None:
+        """resolve "": the symbol, as Numba binds it; "symbol" or "proc": a CFUNCTYPE prototype
+        called at the symbol's address or at the one cuGetProcAddress hands out (the `proc`
+        path), two objects of one type whose only difference is the address (calibrate)."""
         self.symbols, self.fns, self.addresses = {}, {}, {}
         for base, argtypes in PROTOTYPES.items():
             symbol = find_api(lib, base, ptds)
-            if proc:  # the pointer cuGetProcAddress hands out: the `proc` path, called by ctypes
-                address = proc_address(lib, base, ptds)
+            if resolve:
+                address = (proc_address(lib, base, ptds) if resolve == "proc"
+                           else ctypes.cast(lib[symbol], VOIDP).value)
                 fn = ctypes.CFUNCTYPE(INT, *argtypes)(address)
             else:
                 # lib[name] builds a new function object each time; getattr caches one per symbol.
@@ -667,16 +671,18 @@ class World:
             except Exception as e:
                 self.facade_missing = f"Numba's driver facade cannot start: {type(e).__name__}: {e}"
         self.ptds = cp_ptds if own_nv else numba_ptds
+        proc_mode = aa == "proc" and not own_nv
         self.direct = (NvidiaPath(own_module, self.fx) if own_nv
-                       else CtypesPath(self.lib, self.fx, numba_ptds, fresh=False))
+                       else CtypesPath(self.lib, self.fx, numba_ptds, fresh=False,
+                                       resolve="symbol" if proc_mode else ""))
         self.other, self.other_missing, self.same_address = None, None, False
         try:
             if aa == "same":
                 self.other = (NvidiaPath(own_module, self.fx) if own_nv
                               else CtypesPath(self.lib, self.fx, numba_ptds, fresh=True))
                 self.same_address = True
-            elif aa == "proc" and not own_nv:
-                self.other = CtypesPath(self.lib, self.fx, numba_ptds, fresh=True, proc=True)
+            elif proc_mode:
+                self.other = CtypesPath(self.lib, self.fx, numba_ptds, fresh=True, resolve="proc")
                 self.same_address = None  # per probe: whether both pointers are one address
             elif own_nv:
                 self.other = CtypesPath(self.lib, self.fx, numba_ptds, fresh=False)

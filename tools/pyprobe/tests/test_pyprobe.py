@@ -233,3 +233,25 @@ def test_a_python_that_cannot_run_is_the_cells_named_latency_error(tmp_path, set
     errors = summary["latency"]["errors"]
     assert len(errors) == 1 and message in errors[0]["message"], errors
     assert errors[0]["cell"] == "nv=0"
+
+
+def test_calibrate_slows_the_python_ctypes_path_on_either_resolution(tmp_path):
+    """`cuparity calibrate --probe py.*`: ctypes through the symbol (dlsym) against ctypes through
+    cuGetProcAddress's pointer (proc), behind the fault shim; a 50 % delay on either path reads
+    as that side slower (no cuda.bindings needed: both sides are ctypes)."""
+    shim = bin_dir() / "libcuparity_fault_shim.so"
+    if not shim.is_file():
+        pytest.skip("no fault shim built")
+    proc = subprocess.run([str(bin_dir() / "cuparity"), "calibrate", "--probe",
+                           "py.ctx.get_current", "--target", str(sim()), "--out",
+                           str(tmp_path / "cal"), "--min-time", "0.02", "--delays", "50",
+                           "--rounds", "1"], env=clean_env(), capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    (report,) = json.loads((tmp_path / "cal" / "calibrate.json").read_text())["probes"]
+    assert report["probe"] == "py.ctx.get_current" and report["cost_ns"] > 0
+    assert report["symbols"] == ["cuCtxGetCurrent"]
+    rows = {r["cell"]: r for r in report["rows"]}
+    assert rows["aa"]["same_address"] is True
+    assert rows["proc+50%"]["verdict"] == "slower" and rows["dlsym+50%"]["verdict"] == "faster"
+    assert report["smallest"]["proc"]["delay_pct"] == 50
