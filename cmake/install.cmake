@@ -9,7 +9,8 @@
 #                                        subdirectory of /usr/lib, not executable, stripped)
 #   lib/cuparity/python-hook/            the start-up hook `cuparity capture` puts first on a
 #                                        command's PYTHONPATH (sitecustomize.py, cuparity_capture.py)
-#   share/cuparity/matrices/             the shipped matrices, with baselines/
+#   share/cuparity/matrices/             the shipped matrices, with baselines/ and the Python files
+#                                        their suites and programs run
 #   share/doc/cuparity/                  README.md and docs/
 #
 # and, component `development` (cuparity as a library: docs/install.md, "Your own cases and probes"):
@@ -53,8 +54,11 @@ endforeach()
 # The one place the executable learns the layout (harness/config/config.cpp has the same default).
 file(RELATIVE_PATH cuparity_pkglibdir_from_bindir "/prefix/${CMAKE_INSTALL_BINDIR}"
      "/prefix/${CUPARITY_INSTALL_PKGLIBDIR}")
+file(RELATIVE_PATH cuparity_matrices_from_bindir "/prefix/${CMAKE_INSTALL_BINDIR}"
+     "/prefix/${CMAKE_INSTALL_DATADIR}/cuparity/matrices")
 target_compile_definitions(cuparity_config PRIVATE
-  CUPARITY_PKGLIBDIR_FROM_BINDIR="${cuparity_pkglibdir_from_bindir}")
+  CUPARITY_PKGLIBDIR_FROM_BINDIR="${cuparity_pkglibdir_from_bindir}"
+  CUPARITY_MATRICES_FROM_BINDIR="${cuparity_matrices_from_bindir}")
 
 # Installed binaries carry no RUNPATH: they link only system libraries (libc, libstdc++,
 # libgcc_s), and Debian rejects custom search paths. The build tree keeps its $ORIGIN
@@ -74,7 +78,8 @@ install(TARGETS cuparity_nvidia cuparity_audit LIBRARY DESTINATION ${CUPARITY_IN
         PERMISSIONS ${cuparity_library_permissions} COMPONENT cuparity)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/matrices/
         DESTINATION ${CMAKE_INSTALL_DATADIR}/cuparity/matrices COMPONENT cuparity
-        FILES_MATCHING PATTERN "*.toml" PATTERN "*.txt")
+        FILES_MATCHING PATTERN "*.toml" PATTERN "*.txt" PATTERN "*.py" PATTERN "*.ini"
+        PATTERN "wheels" EXCLUDE PATTERN "__pycache__" EXCLUDE)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT cuparity)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
         COMPONENT cuparity FILES_MATCHING PATTERN "*.md")
@@ -99,6 +104,17 @@ install(FILES ${CMAKE_SOURCE_DIR}/tools/capture/python_hook/sitecustomize.py
         DESTINATION ${CUPARITY_INSTALL_PKGLIBDIR}/python-hook COMPONENT cuparity)
 install(TARGETS cuparity_fault_shim LIBRARY DESTINATION ${CUPARITY_INSTALL_PKGLIBDIR}
         PERMISSIONS ${cuparity_library_permissions} COMPONENT fault_shim EXCLUDE_FROM_ALL)
+
+# The development files need every dependency installed where the user's find_package finds it: a
+# fetched one (cmake/dependencies.cmake) is not. (A Python wheel installs only the runner's
+# components: pyproject.toml's install.components.)
+get_property(cuparity_fetched GLOBAL PROPERTY CUPARITY_FETCHED_DEPENDENCIES)
+if(cuparity_fetched)
+  if(cuparity_fetched)
+    message(STATUS "No development files in the install: fetched ${cuparity_fetched}")
+  endif()
+  return()
+endif()
 
 # ---- the development files: every layer but the project's own cases, as static libraries with
 # their headers, and the CMake package. An exported target's dependencies must be exported with

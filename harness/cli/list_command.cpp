@@ -1,11 +1,14 @@
 // `cuparity list`: every case with its suite and description.
 #include "harness/cli/commands.hpp"
+#include "harness/config/shipped_matrices.hpp"
 #include "harness/framework/case_registry.hpp"
 #include "harness/matrix/matrix.hpp"
+#include "harness/platform/self_exe.hpp"
 #include "harness/probes/probe_registry.hpp"
 #include "harness/protocol/exit_codes.hpp"
 #include "harness/run/package_env.hpp"
 
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -20,7 +23,12 @@ struct list_options {
   std::string matrix;
   std::vector<std::string> cases;
   bool json = false;
+  bool matrices = false;
 };
+
+std::string exe_dir() {
+  return std::filesystem::path(self_executable()).parent_path().string();
+}
 
 bool known_glob(const std::string &g) {
   for (const auto &c : case_registry::instance().all())
@@ -162,8 +170,8 @@ int list_matrix(const list_options &opt) {
   const auto known_probe = [](const std::string &g) {
     return probe_registry::instance().matches_any(g);
   };
-  const std::optional<matrix> m =
-      load_matrix_reporting(opt.matrix, known_glob, known_probe, std::cerr, "list");
+  const std::optional<matrix> m = load_matrix_reporting(
+      resolve_matrix_argument(opt.matrix, exe_dir()), known_glob, known_probe, std::cerr, "list");
   if (!m)
     return exit_code::bad_input;
   // A suite matrix runs its suites, whose tests exist only once they run: no built-in case.
@@ -186,7 +194,41 @@ int list_matrix(const list_options &opt) {
   return exit_code::ok;
 }
 
+/// The shipped matrices (`--matrices`): name, description and file, for an installed cuparity
+/// that has no clone to read them from.
+int list_shipped_matrices(const list_options &opt) {
+  const auto shipped = shipped_matrices(exe_dir());
+  if (shipped.empty()) {
+    std::cerr
+        << "cuparity list: no shipped matrices beside this executable (looked in "
+        << (std::filesystem::path(exe_dir()) / "../share/cuparity/matrices").lexically_normal()
+        << ")\n";
+    return exit_code::environment;
+  }
+  nlohmann::json out = nlohmann::json::array();
+  const auto known_probe = [](const std::string &g) {
+    return probe_registry::instance().matches_any(g);
+  };
+  for (const auto &s : shipped) {
+    std::string description;
+    try {
+      description = load_matrix(s.path, known_glob, known_probe).description;
+    } catch (const matrix_error &e) {
+      description = std::string("(cannot be read: ") + e.what() + ")";
+    }
+    if (opt.json)
+      out.push_back({{"name", s.name}, {"path", s.path}, {"description", description}});
+    else
+      std::cout << s.name << "  " << description << "\n    " << s.path << "\n";
+  }
+  if (opt.json)
+    std::cout << out.dump(2) << "\n";
+  return exit_code::ok;
+}
+
 int run_list(const list_options &opt) {
+  if (opt.matrices)
+    return list_shipped_matrices(opt);
   if (!opt.matrix.empty())
     return list_matrix(opt);
   auto selected = case_registry::instance().select(opt.cases);
@@ -229,6 +271,9 @@ void add_list_command(CLI::App &app, action &run) {
                   "A matrix file: list its cells (with their environment) "
                   "and cases");
   cmd->add_option("--case", opt->cases, "Case id, glob or suite (repeatable)");
+  cmd->add_flag("--matrices", opt->matrices,
+                "List the shipped matrices (each can be named without its path)")
+      ->excludes(cmd->get_option("matrix"));
   cmd->add_flag("--json", opt->json, "Print JSON");
   cmd->callback([opt, &run] { run = [opt] { return run_list(*opt); }; });
 }

@@ -1,7 +1,9 @@
 // Planning a run: case selection, shards and the resume skip set.
 #include "harness/run/plan.hpp"
 
+#include "harness/config/shipped_matrices.hpp"
 #include "harness/framework/case_registry.hpp"
+#include "harness/platform/self_exe.hpp"
 #include "harness/probes/probe_registry.hpp"
 #include "harness/protocol/case_ids.hpp"
 #include "harness/protocol/records.hpp"
@@ -10,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <stdexcept>
 
@@ -52,7 +55,10 @@ std::optional<matrix> load_known_matrix(const std::string &path, std::string_vie
   const auto known_probe = [](const std::string &g) {
     return probe_registry::instance().matches_any(g);
   };
-  return load_matrix_reporting(path, known_case_glob, known_probe, std::cerr, command);
+  // A shipped matrix may be named without its path ("smoke"): an installed cuparity has no clone.
+  const std::string exe_dir = std::filesystem::path(self_executable()).parent_path().string();
+  return load_matrix_reporting(resolve_matrix_argument(path, exe_dir), known_case_glob, known_probe,
+                               std::cerr, command);
 }
 
 std::optional<std::string> unknown_cell(const matrix &m, const std::vector<std::string> &ids) {

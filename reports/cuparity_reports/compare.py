@@ -24,7 +24,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def find_cuparity() -> Path:
-    """The cuparity binary: $CUPARITY_BIN, else the build tree's, else one on PATH."""
+    """The cuparity binary: $CUPARITY_BIN, else the build tree's, else the one the cuparity wheel
+    ships beside this package, else one on PATH."""
     named = os.environ.get("CUPARITY_BIN")
     if named:
         if Path(named).is_file() and os.access(named, os.X_OK):
@@ -35,6 +36,9 @@ def find_cuparity() -> Path:
     for c in candidates:
         if c.is_file() and os.access(c, os.X_OK):
             return c
+    shipped = Path(__file__).resolve().parent.parent / "cuparity" / "bin" / "cuparity"
+    if shipped.is_file() and os.access(shipped, os.X_OK):
+        return shipped
     on_path = shutil.which("cuparity")
     if on_path:
         return Path(on_path)

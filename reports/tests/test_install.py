@@ -1,10 +1,9 @@
-"""The package installs with pip (no index, no build isolation) and its console script runs from there."""
+"""The package installs with pip from the cuparity wheel (no index) and its console script runs from there."""
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,18 +15,16 @@ from conftest import FIXTURES, REPORTS
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A --target install of a copy of reports/ (setuptools builds in the tree it is given)."""
-    root = tmp_path_factory.mktemp("install")
-    src = root / "src"
-    src.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(REPORTS / name, src / name)
-    shutil.copytree(REPORTS / "cuparity_reports", src / "cuparity_reports",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    target = root / "site"
-    r = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index",
+    """A --target install of the cuparity wheel (pyproject.toml at the top: the one distribution,
+    which carries this package) that scripts/test built, or one built now."""
+    sys.path.insert(0, str(REPORTS.parent / "tests"))
+    from distribution.dist_under_test import dist_dir, only
+
+    wheel = only(dist_dir(tmp_path_factory.mktemp("dist")), "*.whl")
+    target = tmp_path_factory.mktemp("install") / "site"
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index",
                         "--disable-pip-version-check", "--root-user-action=ignore", "--quiet",
-                        "--target", str(target), str(src)], capture_output=True, text=True, timeout=120)
+                        "--target", str(target), str(wheel)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     return target
 

@@ -1,0 +1,5 @@
+"""`python -m cuparity ...` is the `cuparity` command."""
+
+from cuparity import main
+
+main()
