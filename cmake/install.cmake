@@ -95,12 +95,12 @@ endif()
 # The pytest plugin a suite matrix's processes load (harness/external/suite_process.cpp finds it as a
 # companion file: python/ beside the executable, else lib/cuparity/python).
 install(FILES ${CMAKE_SOURCE_DIR}/tools/suite/cuparity_pytest.py
+              ${CMAKE_SOURCE_DIR}/tools/pyprobe/cuparity_pyprobe.py
         DESTINATION ${CUPARITY_INSTALL_PKGLIBDIR}/python COMPONENT cuparity)
 # The Python start-up hook of `cuparity capture` (harness/cli/capture_command.cpp finds it as a
 # companion folder: python-hook/ beside the executable, else lib/cuparity/python-hook).
 install(FILES ${CMAKE_SOURCE_DIR}/tools/capture/python_hook/sitecustomize.py
               ${CMAKE_SOURCE_DIR}/tools/capture/cuparity_capture.py
-              ${CMAKE_SOURCE_DIR}/tools/pyprobe/cuparity_pyprobe.py
         DESTINATION ${CUPARITY_INSTALL_PKGLIBDIR}/python-hook COMPONENT cuparity)
 install(TARGETS cuparity_fault_shim LIBRARY DESTINATION ${CUPARITY_INSTALL_PKGLIBDIR}
         PERMISSIONS ${cuparity_library_permissions} COMPONENT fault_shim EXCLUDE_FROM_ALL)
