@@ -6,6 +6,7 @@
 #include "harness/latency/latency_samples.hpp"
 #include "harness/latency/latency_stats.hpp"
 #include "harness/latency/paired_summary.hpp"
+#include "harness/latency/python_path.hpp"
 #include "harness/latency/recorded_latency.hpp"
 #include "harness/latency/run_vs_run_latency.hpp"
 #include "harness/protocol/records.hpp"
@@ -222,6 +223,9 @@ json latency_summary(const matrix &m, const std::vector<json> &records, const js
           {"overhead", paired.overhead},
           {"paired", paired.paired},
           {"floors", paired.floors},
+          // What the Python call path costs above cuparity's C++ one, per operation and binding.
+          {"python_path", python_path_rows(rec.samples, rec.python_backend, rec.cell_backend,
+                                           1 - comparison_rule{}.alpha)},
           {"noise", noise_block(parts.stats, l.target_cv)},
           // Probe processes that could not start or run in a cell, named (a Python process
           // whose interpreter or a required module is missing).

@@ -604,3 +604,26 @@ def test_a_divergence_shows_the_bindings_the_judge_found_apart(tmp_path: Path) -
     assert "bound the same symbols another way (1)" in topic and "cuInit" in topic
     # Without bindings (cuparity's own cells) no such row.
     assert "bound:" not in render("sim-div")
+
+
+def test_python_path_table_renders_the_runners_rows(tmp_path: Path) -> None:
+    """latency.python_path as the runner wrote it: each row's figures, and a Python process that used
+    another binding than the C++ one is said so (nothing recomputed: the cost shown is the row's)."""
+    summary = json.loads((FIXTURES / "latency-a" / "summary.json").read_text())
+    fig = {"median": 2000.0, "low": 1990.0, "high": 2010.0, "n": 5}
+    cpp = {"median": 10.0, "low": 9.0, "high": 11.0, "n": 5}
+    row = {"probe": "py.ctx.get_current", "cpp_probe": "ctx.get_current", "cell": "nv=1", "path": "raw",
+           "binding": "internal", "python_series": "direct:nv=1", "cpp_series": "other:nv=1",
+           "python_ns": fig, "cpp_ns": cpp, "cost_ns": 1234.5, "cost_low": 1200.0, "cost_high": 1300.0,
+           "ratio": 200.0, "ratio_low": 190.0, "ratio_high": 210.0,
+           "python_binding": "internal", "cpp_binding": "nvidia"}
+    summary["latency"]["python_path"] = [row]
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    page = build([load_run(tmp_path)])
+    table = page[page.index('id="latency-python-path"'):]
+    table = table[:table.index("</table>")]
+    assert "py.ctx.get_current" in table and "1234 [1200, 1300]" in table
+    assert "Python used internal, C++ nvidia" in table
+    del summary["latency"]["python_path"]
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    assert 'id="latency-python-path"' not in build([load_run(tmp_path)])

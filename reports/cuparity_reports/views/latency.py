@@ -102,6 +102,25 @@ def overhead_rows(lat: Obj, units: dict[str, str]) -> list[dict[str, Any]]:
     return rows
 
 
+def python_path_rows(lat: Obj) -> list[dict[str, Any]]:
+    """What the Python call path costs above cuparity's C++ one, per operation, cell and binding, as
+    the runner computed it (latency.python_path): nothing is recomputed here."""
+    def figure(o: Obj) -> str:
+        return f"{fmt_num(o.number('median'), 4)} [{fmt_num(o.number('low'), 4)}, {fmt_num(o.number('high'), 4)}]"
+    rows = []
+    for r in lat.objs("python_path"):
+        fell_back = r.string("python_binding") != r.string("cpp_binding")
+        rows.append({
+            "probe": r.string("probe"), "cell": r.string("cell"), "path": r.string("path"),
+            "binding": r.string("binding"), "python": figure(r.obj("python_ns")), "cpp": figure(r.obj("cpp_ns")),
+            "cost": (f"{fmt_num(r.number('cost_ns'), 4)} [{fmt_num(r.number('cost_low'), 4)}, "
+                     f"{fmt_num(r.number('cost_high'), 4)}]"),
+            "ratio": fmt_ratio(r.number("ratio")),
+            "note": (f"Python used {r.string('python_binding')}, C++ {r.string('cpp_binding')}" if fell_back else ""),
+        })
+    return rows
+
+
 def paired_rows(lat: Obj) -> list[dict[str, Any]]:
     """Backend vs backend inside one process (nvidia / internal), as the runner judged each."""
     rows = []
@@ -157,6 +176,7 @@ def latency_view(ix: RunIndex, run: Run, draw: bool = True) -> dict[str, Any] | 
         "comparisons": comparison_tables(lat, ix.group_name),
         "overhead": overhead_rows(lat, units),
         "paired": paired_rows(lat),
+        "python_path": python_path_rows(lat),
         "floors": [{"probe": f.string("probe"), "floor": _pct(f.number("floor")),
                     "floor_ns": fmt_num(f.number("floor_ns"), 3), "controls": len(f.strings("controls")),
                     "within": f.boolean("within_threshold", True)} for f in lat.objs("floors")],

@@ -95,6 +95,19 @@ def test_the_nvidia_path_and_the_facade_with_numba_and_cuda_bindings():
     assert set(pairs["per_call_ns"]) == {"facade", "direct", "other"}
 
 
+def test_a_numba_whose_driver_module_fails_is_named_and_its_facade_left_out():
+    events = probe_events("--probe", "py.ctx.get_current", PYTHONPATH=FAKES,
+                          PYPROBE_FAKE_CUDA="1", NUMBA_CUDA_USE_NVIDIA_BINDING="1",
+                          PYPROBE_FAKE_NUMBA_DRIVER="broken")
+    config = events[0]["config"]
+    assert (config["binding"], config["use_nv_binding"], config["fallback"]) == (
+        "nvidia", True, False)
+    assert "cannot import name 'cuda'" in config["facade_missing"]
+    (error,) = [e for e in events if e["event"] == "probe_error"]
+    assert "numba.cuda.cudadrv.driver does not import" in error["message"]
+    assert {e["series"] for e in events if e["event"] == "probe"} == {"direct", "other"}
+
+
 def test_a_serving_probe_answers_rounds_and_names_a_bad_command():
     proc = subprocess.run([sys.executable, str(SCRIPT), "--events-fd", "1", "--serve",
                            "--min-time", "0.002", "--probe", "py.ctx.get_current"],
@@ -255,3 +268,19 @@ def test_calibrate_slows_the_python_ctypes_path_on_either_resolution(tmp_path):
     assert rows["aa"]["same_address"] is True
     assert rows["proc+50%"]["verdict"] == "slower" and rows["dlsym+50%"]["verdict"] == "faster"
     assert report["smallest"]["proc"]["delay_pct"] == 50
+
+
+def test_python_path_rows_set_each_py_probe_against_its_cpp_twin(python_run):
+    """latency.python_path: py.ctx.get_current against ctx.get_current, per cell and binding, matched
+    by what each process really used; py.launch.empty_kernel has no C++ twin in this run."""
+    summary, records = python_run
+    rows = summary["latency"]["python_path"]
+    assert rows and {r["probe"] for r in rows} == {"py.ctx.get_current"}
+    python_binding = {r["cell"]: r["config"]["binding"] for r in records
+                      if r.get("type") == "latency_cell" and r.get("process") == "python"}
+    for r in rows:
+        assert r["cpp_probe"] == "ctx.get_current"
+        assert r["python_binding"] == python_binding[r["cell"]]
+        assert r["python_ns"]["median"] - r["cpp_ns"]["median"] == pytest.approx(r["cost_ns"])
+    raw = {(r["cell"], r["binding"]) for r in rows if r["path"] == "raw"}
+    assert ("nv=0,PYPROBE_FAKE_CUDA=0", "internal") in raw
