@@ -594,13 +594,16 @@ def import_numba(warned: list):
         except Exception as e:  # ImportError, or whatever a broken install raises
             info["numba_error"] = f"{type(e).__name__}: {e}"
     warned.extend(str(w.message) for w in caught)
+    config_use = getattr(sys.modules.get("numba.core.config"), "CUDA_USE_NVIDIA_BINDING", None)
     if nd is not None:
-        use = getattr(nd, "USE_NV_BINDING", None)
-        if use is None:
-            use = getattr(sys.modules.get("numba.core.config"), "CUDA_USE_NVIDIA_BINDING", None)
+        use = getattr(nd, "USE_NV_BINDING", config_use)
         # numba-cuda from v0.21.0 has no ctypes binding and no switch (driver-facts.md).
         info["use_nv_binding"] = True if use is None else bool(use)
         info["numba_cuda_file"] = getattr(sys.modules.get("numba.cuda"), "__file__", None)
+    elif config_use is not None:
+        # Numba decided, then its driver module failed (Numba 0.68's `from cuda import cuda`
+        # under cuda-bindings 13): what it decided is still what the cell asked of it.
+        info["use_nv_binding"] = bool(config_use)
     return nd, info
 
 
@@ -648,7 +651,8 @@ class World:
         self.fx = Fixture(self.lib)
         nd, ninfo = import_numba(warned)
         nv_module, nv_name, nv_error = import_nvidia(warned)
-        own_nv = ninfo["use_nv_binding"] if nd is not None else requested_nv
+        own_nv = (ninfo["use_nv_binding"] if ninfo["use_nv_binding"] is not None
+                  else requested_nv)
         numba_nv = nd.binding if (nd is not None and own_nv and hasattr(nd, "binding")) else None
         own_module = numba_nv or nv_module
         if own_nv and own_module is None:

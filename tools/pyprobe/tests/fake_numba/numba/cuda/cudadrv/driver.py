@@ -5,6 +5,11 @@ import os
 
 from numba.core import config
 
+# Numba 0.68 under cuda-bindings 13: config saw `import cuda` succeed, then this module's
+# `from cuda import cuda` fails. PYPROBE_FAKE_NUMBA_DRIVER=broken plays that.
+if os.environ.get("PYPROBE_FAKE_NUMBA_DRIVER") == "broken":
+    raise ImportError("cannot import name 'cuda' from 'cuda' (the tests' stand-in)")
+
 USE_NV_BINDING = config.CUDA_USE_NVIDIA_BINDING
 if USE_NV_BINDING:
     from cuda.bindings import driver as binding
