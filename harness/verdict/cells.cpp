@@ -27,8 +27,9 @@ void report_cell_errors(const record_index &index, comparison &out) {
   // One per suite that could not run in a cell, however many tests it would have had.
   for (const auto &[key, msg] : index.suite_errors)
     out.problems.push_back({"cell_error", key.first, "", msg});
-  // One per benchmark that could not run in a cell: its series there would be missing unseen.
-  for (const auto &[key, msg] : index.benchmark_errors)
+  // One per benchmark, and one for the probe processes, that could not run in a cell: their
+  // series there would be missing unseen, and a latency verdict would stand over nothing.
+  for (const auto &[key, msg] : index.latency_errors)
     out.problems.push_back({"cell_error", key.first, "", msg});
 }
 

@@ -67,9 +67,12 @@ record_index index_records(const std::vector<nlohmann::json> &records) {
       out.cell_errors[r.value("cell", "")] = r.value("message", "");
       if (r.value("kind", "") != "driver")
         out.driver_error_everywhere = false;
-    } else if (type == record_type::latency_error && r.contains("benchmark")) {
-      out.benchmark_errors.emplace(case_key{r.value("cell", ""), r.value("benchmark", "")},
-                                   r.value("message", ""));
+    } else if (type == record_type::latency_error) {
+      // A benchmark's message names it; a probe process's is said to be one.
+      const bool benchmark = r.contains("benchmark");
+      out.latency_errors.emplace(
+          case_key{r.value("cell", ""), benchmark ? r.value("benchmark", "") : "latency probes"},
+          (benchmark ? "" : "latency probe process: ") + r.value("message", ""));
     } else if (type == record_type::case_result) {
       out.cases[{r.value("cell", ""), r.value("case", "")}] = r;
     }

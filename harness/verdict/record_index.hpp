@@ -26,9 +26,10 @@ struct record_index {
   std::map<case_key, nlohmann::json> suite_ends;
   /// (cell, external suite) -> why the suite could not run there; a later suite_end clears it
   std::map<case_key, std::string> suite_errors;
-  /// (cell, [[benchmark]]) -> why it could not run there (a latency_error naming it): the latest
-  /// attempt's only, as a resumed run times its benchmarks again (outputs.cpp)
-  std::map<case_key, std::string> benchmark_errors;
+  /// (cell, source) -> the first message of a latency_error: a [[benchmark]] (source: its name)
+  /// or a probe process, C++ or Python (source "latency probes"), that could not run in the cell;
+  /// the latest attempt's only, as a resumed run times its latency again (outputs.cpp)
+  std::map<case_key, std::string> latency_errors;
   /// cell -> function -> "symbol (source)": what its external suites' processes bound
   std::map<std::string, std::map<std::string, std::set<std::string>>> bindings;
   /// (cell, external suite or program) -> function -> "symbol (source)": its latest suite_end's

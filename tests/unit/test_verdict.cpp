@@ -334,3 +334,21 @@ TEST_CASE("verdict_exit_code: 0 equivalent, 1 failed, 3 environment", "[verdict]
   CHECK(verdict_exit_code(c, facts) == 1);
   CHECK(std::string(verdict_name(c, facts)) == "incomplete"); // outranks failed
 }
+
+TEST_CASE("verdict: a latency process or benchmark that could not run is its cell's named error",
+          "[verdict][latency_errors]") {
+  auto m = load("latency_errors");
+  auto err = [](const std::string &cell, json extra) {
+    json r = {{"type", "latency_error"}, {"cell", cell}, {"round", 0}, {"message", "no numba"}};
+    r.update(extra);
+    return r;
+  };
+  auto c = compare(m, {cell_rec("A=0,B=0"), cell_rec("A=0,B=1"),
+                       result("A=0,B=0", "mem.a", outcome::pass),
+                       result("A=0,B=1", "mem.a", outcome::pass), err("A=0,B=0", json::object()),
+                       err("A=0,B=0", {{"round", 1}, {"message", "again"}}),
+                       err("A=0,B=1", {{"benchmark", "drv"}, {"message", "benchmark 'drv' ..."}})});
+  CHECK(problems(c) == std::vector<std::string>{
+                           "cell_error [A=0,B=0] : latency probe process: no numba",
+                           "cell_error [A=0,B=1] : benchmark 'drv' ..."});
+}

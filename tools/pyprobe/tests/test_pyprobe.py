@@ -246,6 +246,10 @@ def test_a_python_that_cannot_run_is_the_cells_named_latency_error(tmp_path, set
     errors = summary["latency"]["errors"]
     assert len(errors) == 1 and message in errors[0]["message"], errors
     assert errors[0]["cell"] == "nv=0"
+    # Not green over nothing: the cell's probe process is a named cell_error problem of the verdict.
+    problems = [p for p in summary["problems"] if p["kind"] == "cell_error" and p["cell"] == "nv=0"]
+    assert [p["message"] for p in problems] == ["latency probe process: " + errors[0]["message"]]
+    assert summary["verdict"] != "EQUIVALENT"
 
 
 def test_calibrate_slows_the_python_ctypes_path_on_either_resolution(tmp_path):
