@@ -114,6 +114,18 @@ std::string unread_text(const matrix &m, const std::string &var) {
          " = \"...\" }";
 }
 
+/// The packages axis of a matrix whose Python probe processes or [[benchmark]]s run under each
+/// cell's package set: they import those packages (the Python probe records their versions), which
+/// built-in cases never do, so no case record can show the axis read.
+bool packages_read_outside_cases(const matrix &m, const std::string &var) {
+  if (!m.packages || var != m.packages->axis)
+    return false;
+  const auto &l = m.latency;
+  const bool python_probes =
+      l.enabled && (!l.python_probes.empty() || (l.python && l.probes.empty()));
+  return python_probes || !m.benchmarks.empty();
+}
+
 /// Suites and programs: a variable no pair shows their package read, by what each bound and how
 /// each ended (variable_effects.cpp), whatever else reads it.
 void report_captured_noops(const matrix &m, const record_index &index, comparison &out) {
@@ -147,6 +159,8 @@ void report_noop_variables(const matrix &m, const record_index &index, compariso
     // their raw values; the driver, the shim and the simulated driver act where the records may
     // not show it (a delay moves a latency only).
     if (known_reader(var))
+      continue;
+    if (packages_read_outside_cases(m, var))
       continue;
     const pair_scan s = scan_pairs(m, index, kind, var);
     if (m.inert.count(var) || s.changed)

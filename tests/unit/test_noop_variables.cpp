@@ -183,3 +183,33 @@ TEST_CASE("matrix: inert names a variable of the cells, with a reason", "[matrix
       load_builtin("inert_number", typo_axis, "inert = { NUMBA_CUDA_USE_NVIDA_BINDING = 1 }\n"),
       Catch::Contains("inert.NUMBA_CUDA_USE_NVIDA_BINDING"));
 }
+
+TEST_CASE("no-op rule: a packages axis is read by the Python probe processes and benchmarks, not "
+          "by built-in cases",
+          "[verdict][noop]") {
+  const std::string axis = "[axes]\npackages = [[\"cuda-python==12.9.10\"], false]\n";
+  const auto records = [](const matrix &m) {
+    std::vector<json> out;
+    for (const auto &c : m.cells)
+      out.push_back(cell_rec(c.id));
+    return out;
+  };
+  // Built-in cases alone never import the packages: the axis is named as changing nothing.
+  auto cases_only = load_builtin("pkg_cases", axis);
+  REQUIRE(cases_only.cells.size() == 2);
+  CHECK(kinds(compare(cases_only, records(cases_only))) ==
+        std::vector<std::string>{"no_op_configuration"});
+  // The Python probe process runs under each cell's package set: the axis is read there.
+  auto python = load_builtin("pkg_python", axis + "[latency]\npython = true\n");
+  CHECK(kinds(compare(python, records(python))).empty());
+  auto py_probes = load_builtin("pkg_py_probes", axis + "[latency]\nprobes = [\"py.*\"]\n");
+  CHECK(kinds(compare(py_probes, records(py_probes))).empty());
+  // A [[benchmark]] runs under each cell's package set too.
+  auto bench = load_builtin("pkg_bench", axis + "[[benchmark]]\nname = \"b\"\nformat = "
+                                                "\"pyperf\"\ncommand = [\"x\", \"{json}\"]\n");
+  CHECK(kinds(compare(bench, records(bench))).empty());
+  // Latency without the Python process reads no package either.
+  auto native = load_builtin("pkg_native", axis + "[latency]\nprobes = [\"ctx.*\"]\n");
+  CHECK(kinds(compare(native, records(native))) ==
+        std::vector<std::string>{"no_op_configuration"});
+}
