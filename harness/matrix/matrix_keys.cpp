@@ -104,13 +104,18 @@ std::optional<std::string> unusable_baseline(const std::filesystem::path &p) {
   return std::nullopt;
 }
 
+/// A written value with {bin} and {matrix_dir} substituted; an unknown placeholder is refused.
+std::string with_placeholders(const key_value &v, const std::string &written) {
+  if (auto p = unknown_placeholder(written))
+    v.fail("unknown placeholder " + *p + " (known: {bin}, {matrix_dir})");
+  return substitute_placeholders(written, v.context().reader.dir());
+}
+
 /// A file the matrix names: placeholders substituted, relative to the matrix's folder.
 std::string file_path(const key_value &v) {
   const std::string &dir = v.context().reader.dir();
   const std::string written = v.get<std::string>();
-  if (auto p = unknown_placeholder(written))
-    v.fail("unknown placeholder " + *p + " (known: {bin}, {matrix_dir})");
-  std::filesystem::path f = substitute_placeholders(written, dir);
+  std::filesystem::path f = with_placeholders(v, written);
   if (f.empty())
     v.fail("is empty");
   if (f.is_relative())
@@ -213,11 +218,9 @@ void set_probes(latency_settings &l, const key_value &v) {
 /// and {matrix_dir} substituted.
 void set_python_interpreter(latency_settings &l, const key_value &v) {
   const std::string written = v.get<std::string>();
-  if (auto p = unknown_placeholder(written))
-    v.fail("unknown placeholder " + *p + " (known: {bin}, {matrix_dir})");
   if (written.empty())
     v.fail("is empty: name the Python interpreter, e.g. \"python3\"");
-  l.python_interpreter = substitute_placeholders(written, v.context().reader.dir());
+  l.python_interpreter = with_placeholders(v, written);
 }
 
 /// Module names, each imported by the Python probe process before it measures.
