@@ -116,7 +116,7 @@ void add_run_subcommand(CLI::App &app, action &run_action, const std::vector<std
                   "Spread cells over GPUs: 'all', a list like 0,1 (CUDA_VISIBLE_DEVICES), or "
                   "'ctest' (the device CTest's resource allocation gave this test)");
   cmd->add_option("--cell", r->opt.cells,
-                  "Only this cell (id as `cuparity list MATRIX` shows; "
+                  "Only this cell, in every phase (id as `cuparity list MATRIX` shows; "
                   "repeatable)");
   cmd->add_option("--expect-driver", r->opt.expect_driver,
                   "Refuse to run (exit 3) unless the driver is this version (13000, 13.0) or its "

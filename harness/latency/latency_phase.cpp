@@ -39,11 +39,19 @@ bool all_decided(const matrix &m, const std::vector<nlohmann::json> &kept) {
   return true;
 }
 
-/// Matrix order on even rounds, reversed on odd ones (A B, B A: drift cancels).
-std::vector<const cell *> round_order(const matrix &m, int round) {
-  std::vector<const cell *> order;
+/// The cells the phase times: those selected, or every cell, in matrix order.
+std::vector<const cell *> timed_cells(const matrix &m, const std::vector<std::string> &selected) {
+  std::vector<const cell *> out;
   for (const auto &c : m.cells)
-    order.push_back(&c);
+    if (selected.empty() || std::find(selected.begin(), selected.end(), c.id) != selected.end())
+      out.push_back(&c);
+  return out;
+}
+
+/// Matrix order on even rounds, reversed on odd ones (A B, B A: drift cancels).
+std::vector<const cell *> round_order(const matrix &m, const std::vector<std::string> &selected,
+                                      int round) {
+  std::vector<const cell *> order = timed_cells(m, selected);
   if (round % 2)
     std::reverse(order.begin(), order.end());
   return order;
@@ -91,11 +99,11 @@ public:
   /// Persistent mode: one serving process per cell and prober for the whole phase, started up
   /// front. A process that does not start takes no part in the rounds.
   void start_servers() {
-    for (const auto &c : m_matrix.cells)
+    for (const cell *c : timed_cells(m_matrix, m_options.cells))
       for (const prober p : m_probers) {
-        auto child = start(c, p, {"--serve"});
-        if (child && read(*child, c, p, 0, true))
-          m_servers[{&c, p}] = std::move(child);
+        auto child = start(*c, p, {"--serve"});
+        if (child && read(*child, *c, p, 0, true))
+          m_servers[{c, p}] = std::move(child);
       }
   }
 
@@ -103,7 +111,7 @@ public:
 
   /// Every cell once, in this round's order; false when stopped part-way.
   bool run_round(int round) {
-    for (const cell *c : round_order(m_matrix, round)) {
+    for (const cell *c : round_order(m_matrix, m_options.cells, round)) {
       if (m_stop)
         return false;
       for (const prober p : m_probers)

@@ -20,6 +20,9 @@ struct latency_run_options {
   /// the cell's variables, as the C++ probe's. The runner's puts the cell's packages folder first
   /// on PYTHONPATH, and throws when it cannot be installed (that cell's latency error).
   std::function<std::map<std::string, std::string>(const cell &)> python_environment;
+  /// The cells to time (`cuparity run --cell`, as the functional phase runs only those); empty:
+  /// every cell of the matrix.
+  std::vector<std::string> cells;
 };
 
 /// Runs the probes with the GPU to itself: each round runs every cell's probes in a probe process

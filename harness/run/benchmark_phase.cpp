@@ -53,6 +53,9 @@ public:
     std::error_code ec;
     fs::remove_all(m_root, ec); // a resumed run times its benchmarks afresh
     for (const auto &c : m_matrix.cells) {
+      const auto &only = m_options.cells;
+      if (!only.empty() && std::find(only.begin(), only.end(), c.id) == only.end())
+        continue; // not selected (--cell): the functional phase did not run it either
       bench_cell b{&c, {}, {}, {}};
       try {
         b.env = cell_environment(m_matrix, c, m_options.gpu,

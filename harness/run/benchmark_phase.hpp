@@ -6,12 +6,14 @@
 
 #include <atomic>
 #include <string>
+#include <vector>
 
 namespace cuparity {
 
 struct benchmark_run_options {
   std::string gpu;      ///< CUDA_VISIBLE_DEVICES for the benchmarks' processes ("" = as is)
   std::string out_root; ///< the run's folder: benchmarks/<cell>/<benchmark>/r<round> under it
+  std::vector<std::string> cells; ///< `cuparity run --cell`: only these; empty: every cell
 };
 
 /// Runs m.benchmarks (docs/configuration.md#benchmarks): per cell a `latency_cell` record of the

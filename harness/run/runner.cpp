@@ -336,12 +336,13 @@ void run_cells(const run_options &opt, const matrix &m, const run_inputs &in,
 /// The latency phase: the GPU to itself, after every functional cell is done.
 void run_latency(const run_options &opt, const matrix &m, const run_inputs &in,
                  const std::vector<std::string> &gpus, results_writer &results) {
-  std::cerr << "cuparity run: latency phase: " << m.cells.size() << " cells, " << m.latency.rounds
-            << "-" << m.latency.max_rounds << " rounds\n";
+  const std::size_t cells = opt.cells.empty() ? m.cells.size() : opt.cells.size();
+  std::cerr << "cuparity run: latency phase: " << cells << " cells, " << m.latency.rounds << "-"
+            << m.latency.max_rounds << " rounds\n";
   catch_stop_signals(true);
   const auto l0 = std::chrono::steady_clock::now();
   const std::string gpu = gpus.empty() ? "" : gpus.front();
-  latency_run_options lo{gpu, in.out_dir + "/logs", opt.latency_min_time, nullptr};
+  latency_run_options lo{gpu, in.out_dir + "/logs", opt.latency_min_time, nullptr, opt.cells};
   // The Python probe process sees the cell's Python: its packages folder first on PYTHONPATH.
   lo.python_environment = [&m, gpu, lock = lock_directory(in.out_dir, gpu)](const cell &c) {
     return cell_environment(m, c, gpu, lock);
@@ -359,11 +360,11 @@ void run_latency(const run_options &opt, const matrix &m, const run_inputs &in,
 
 /// The benchmark phase ([[benchmark]]): after the latency phase, the GPU still to itself.
 void run_benchmarks(const matrix &m, const run_inputs &in, const std::vector<std::string> &gpus,
-                    results_writer &results) {
+                    const std::vector<std::string> &cells, results_writer &results) {
   std::cerr << "cuparity run: benchmark phase: " << m.benchmarks.size() << " benchmarks, "
             << m.cells.size() << " cells\n";
   catch_stop_signals(true);
-  run_benchmark_phase(m, {gpus.empty() ? "" : gpus.front(), in.out_dir}, results, g_stop);
+  run_benchmark_phase(m, {gpus.empty() ? "" : gpus.front(), in.out_dir, cells}, results, g_stop);
   catch_stop_signals(false);
   if (g_stop)
     throw run_stop{stopped_code(),
@@ -417,7 +418,7 @@ int run_loaded(const run_options &opt, const matrix &m) {
   if (m.latency.enabled && opt.latency)
     run_latency(opt, m, in, gpus, results);
   if (!m.benchmarks.empty() && opt.latency)
-    run_benchmarks(m, in, gpus, results);
+    run_benchmarks(m, in, gpus, opt.cells, results);
   return judge(opt, m, in, facts, planned);
 }
 
