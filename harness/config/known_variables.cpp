@@ -51,13 +51,14 @@ constexpr std::array<std::string_view, 28> driver_variables{
 /// (tests/simdriver) read these.
 constexpr std::array<std::string_view, 3> shim_variables{
     "CUPARITY_SHIM_FAULTS", "CUPARITY_SHIM_TARGET", "CUPARITY_SHIM_LOG"};
-constexpr std::array<std::string_view, 7> simulated_variables{"CUPARITY_SIM_FAULTS",
+constexpr std::array<std::string_view, 8> simulated_variables{"CUPARITY_SIM_FAULTS",
                                                               "CUPARITY_SIM_DEVICES",
                                                               "CUPARITY_SIM_DRIVER_VERSION",
                                                               "CUPARITY_SIM_HIDE",
                                                               "CUPARITY_SIM_COMPUTE_CAPABILITY",
                                                               "CUPARITY_SIM_TOTAL_MEM",
-                                                              "CUPARITY_SIM_TEST_IMAGES"};
+                                                              "CUPARITY_SIM_TEST_IMAGES",
+                                                              "CUPARITY_SIM_SHM_TAG"};
 
 const std::vector<entry> &catalogue() {
   static const std::vector<entry> all = [] {

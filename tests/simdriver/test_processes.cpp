@@ -135,17 +135,18 @@ TEST_CASE("configuration from the environment", "[config]") {
     CHECK(visible("3").value("init") == std::to_string(CUDA_ERROR_NO_DEVICE));
   }
   SECTION("malformed values warn, name the variable and fall back") {
-    const child_result r = run(
-        "probe", {"CUPARITY_SIM_DRIVER_VERSION=abc", "CUPARITY_SIM_DEVICES=-3",
-                  "CUPARITY_SIM_TOTAL_MEM=12GB", "CUPARITY_SIM_HIDE=cu Mem,cuMemAlloc",
-                  "CUPARITY_SIM_FAULTS=garbage;cuNoSuch:error=1;cuInit:explode;cuInit:error=x"});
+    const child_result r =
+        run("probe", {"CUPARITY_SIM_DRIVER_VERSION=abc", "CUPARITY_SIM_DEVICES=-3",
+                      "CUPARITY_SIM_TOTAL_MEM=12GB", "CUPARITY_SIM_HIDE=cu Mem,cuMemAlloc",
+                      "CUPARITY_SIM_FAULTS=garbage;cuNoSuch:error=1;cuInit:explode;cuInit:error=x",
+                      "CUPARITY_SIM_SHM_TAG=Bad-Tag"});
     CHECK(r.value("version") == "13000");
     CHECK(r.value("count") == "1");
     CHECK(r.value("hide_status") == std::to_string(CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND));
-    for (const char *needle :
-         {"CUPARITY_SIM_DRIVER_VERSION='abc'", "CUPARITY_SIM_DEVICES='-3'",
-          "CUPARITY_SIM_TOTAL_MEM='12GB'", "'cu Mem' in CUPARITY_SIM_HIDE", "'garbage'",
-          "'cuNoSuch' is not a symbol", "unknown kind 'explode'", "error needs a CUresult"}) {
+    for (const char *needle : {"CUPARITY_SIM_DRIVER_VERSION='abc'", "CUPARITY_SIM_DEVICES='-3'",
+                               "CUPARITY_SIM_TOTAL_MEM='12GB'", "'cu Mem' in CUPARITY_SIM_HIDE",
+                               "'garbage'", "'cuNoSuch' is not a symbol", "unknown kind 'explode'",
+                               "error needs a CUresult", "CUPARITY_SIM_SHM_TAG='Bad-Tag'"}) {
       INFO(needle);
       CHECK(r.err.find(needle) != std::string::npos);
     }
@@ -199,16 +200,27 @@ TEST_CASE("faults of each kind and path", "[faults]") {
 }
 
 namespace {
-// The simulator's objects in /dev/shm made by process `pid` ("cuparity-sim[-ev].<pid>.…").
-std::vector<std::string> shm_objects_of(const std::string &pid) {
+// The simulator's objects in /dev/shm made by process `pid` with tag `tag` ("" for none):
+// "cuparity-sim[-ev][-t<tag>].<pid>.…".
+std::vector<std::string> shm_objects_of(const std::string &pid, const std::string &tag = "") {
   std::vector<std::string> out;
   std::error_code ec;
+  const std::string t = tag.empty() ? "" : "-t" + tag;
   for (const auto &e : std::filesystem::directory_iterator("/dev/shm", ec)) {
     const std::string name = e.path().filename().string();
-    for (const std::string prefix : {"cuparity-sim.", "cuparity-sim-ev."})
+    for (const std::string &prefix : {"cuparity-sim" + t + ".", "cuparity-sim-ev" + t + "."})
       if (name.rfind(prefix + pid + ".", 0) == 0)
         out.push_back(name);
   }
+  return out;
+}
+
+// A tag no other process uses now: this test process's pid, in base 36 (at most 6 characters
+// below 2^31).
+std::string own_shm_tag() {
+  std::string out;
+  for (auto n = static_cast<unsigned long>(getpid()); n > 0; n /= 36)
+    out.insert(out.begin(), "0123456789abcdefghijklmnopqrstuvwxyz"[n % 36]);
   return out;
 }
 } // namespace
@@ -223,22 +235,29 @@ TEST_CASE("shared-memory objects: unlinked at a normal end; a killed process's a
     CHECK(r.value("event") == "0");
     CHECK(shm_objects_of(r.value("pid")).empty());
   }
-  SECTION("a killed process leaves them; the next process to call cuInit removes them") {
-    const child_result killed = run_child({CUPARITY_SIMDRIVER_PATH, "hold", "kill"}, {});
+  SECTION("a killed process leaves them; the next process of its tag to call cuInit removes them") {
+    // Every sweep is machine-wide within its tag: untagged, the killed process's objects could be
+    // swept by any simulated process running beside this test (a parallel ctest) before the
+    // count below, as happened once on a shared machine.
+    const std::string tag = own_shm_tag();
+    const std::string tag_var = "CUPARITY_SIM_SHM_TAG=" + tag;
+    const child_result killed = run_child({CUPARITY_SIMDRIVER_PATH, "hold", "kill"}, {tag_var});
     INFO(killed.out << killed.err);
     REQUIRE(killed.exit_code == 128 + SIGKILL);
     REQUIRE(killed.value("alloc") == "0");
     const std::string pid = killed.value("pid");
     // Device memory and the event's counters: two objects, named after the killed process.
-    CHECK(shm_objects_of(pid).size() == 2);
-    // This process is alive: the sweep leaves its objects alone.
+    CHECK(shm_objects_of(pid, tag).size() == 2);
+    // This process is alive: no sweep touches its objects, nor another tag's dead ones.
     primary();
     CUdeviceptr mine = 0;
     REQUIRE(SIM(cuMemAlloc_v2, cuMemAlloc_v3020)(&mine, 16) == CUDA_SUCCESS);
     const auto own = shm_objects_of(std::to_string(getpid()));
     CHECK_FALSE(own.empty());
-    (void)run("probe", {}); // calls cuInit
-    CHECK(shm_objects_of(pid).empty());
+    (void)run("probe", {}); // calls cuInit, untagged
+    CHECK(shm_objects_of(pid, tag).size() == 2);
+    (void)run("probe", {tag_var}); // calls cuInit, with the killed process's tag
+    CHECK(shm_objects_of(pid, tag).empty());
     CHECK(shm_objects_of(std::to_string(getpid())) == own);
     REQUIRE(SIM(cuMemFree_v2, cuMemFree_v3020)(mine) == CUDA_SUCCESS);
   }

@@ -140,6 +140,27 @@ void read_compute_capability(config &c) {
   c.cc_minor = minor;
 }
 
+// CUPARITY_SIM_SHM_TAG: a namespace for the shared-memory objects, so that a test can watch a
+// killed process's objects while other simulated processes (a parallel ctest, another
+// checkout's tests) sweep theirs: every sweep is machine-wide within its tag. Short, because an
+// IPC handle carries the name in 48 bytes. A bad value is reported and ignored (no tag).
+void read_shm_tag(config &c) {
+  const char *raw = std::getenv("CUPARITY_SIM_SHM_TAG");
+  if (raw == nullptr)
+    return;
+  const std::string_view tag = raw;
+  const bool ok =
+      !tag.empty() && tag.size() <= 6 && std::all_of(tag.begin(), tag.end(), [](char ch) {
+        return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+      });
+  if (!ok) {
+    warn(std::string("ignoring CUPARITY_SIM_SHM_TAG='") + raw +
+         "': expected 1 to 6 of [a-z0-9]; objects are named without a tag");
+    return;
+  }
+  c.shm_tag = tag;
+}
+
 config load() {
   config c;
   c.driver_version = CUPARITY_SIM_DEFAULT_DRIVER_VERSION;
@@ -151,6 +172,7 @@ config load() {
   read_int<std::uint64_t>("CUPARITY_SIM_TOTAL_MEM", 1, std::uint64_t{1} << 50, c.total_mem);
   read_hidden(c);
   read_faults(c);
+  read_shm_tag(c);
   return c;
 }
 

@@ -21,8 +21,8 @@
 //
 // Limits: a process in another pid namespace that shares this /dev/shm would look dead (its pid
 // names some other process, or none); containers get a /dev/shm of their own, and the sweep
-// only touches names with these prefixes. unlink in /dev/shm (a sticky directory) only succeeds
-// for objects of this user.
+// only touches names with these prefixes and its own CUPARITY_SIM_SHM_TAG (config.cpp). unlink
+// in /dev/shm (a sticky directory) only succeeds for objects of this user.
 #include "sim.hpp"
 
 #include <cerrno>
@@ -99,12 +99,17 @@ bool parse_owner(const std::string &rest, long &pid, unsigned long long &start) 
   return end != n && *end == '\0';
 }
 
-constexpr const char *prefixes[] = {"cuparity-sim.", "cuparity-sim-ev."};
+/// "<prefix>" or "<prefix>-t<tag>": no tagged name starts with an untagged prefix followed by
+/// its '.', nor with another tag's, so each sweep sees only its own tag's objects.
+std::string tagged(const char *prefix) {
+  const std::string &tag = cfg().shm_tag;
+  return tag.empty() ? std::string(prefix) : std::string(prefix) + "-t" + tag;
+}
 
 } // namespace
 
 std::string shm_object_name(const char *prefix, std::uint64_t n) {
-  return "/" + std::string(prefix) + "." + std::to_string(getpid()) + "." +
+  return "/" + tagged(prefix) + "." + std::to_string(getpid()) + "." +
          std::to_string(own_start_time()) + "." + std::to_string(n);
 }
 
@@ -114,10 +119,10 @@ void sweep_dead_shm_objects() {
   if (dir == nullptr)
     return;
   std::vector<std::string> dead;
+  const std::string prefixes[] = {tagged("cuparity-sim") + ".", tagged("cuparity-sim-ev") + "."};
   while (const dirent *e = readdir(dir)) {
     const std::string name = e->d_name;
-    for (const char *prefix : prefixes) {
-      const std::string p = prefix;
+    for (const std::string &p : prefixes) {
       long pid = 0;
       unsigned long long start = 0;
       if (name.compare(0, p.size(), p) == 0 && parse_owner(name.substr(p.size()), pid, start) &&

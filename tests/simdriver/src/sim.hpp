@@ -44,6 +44,9 @@ struct config {
   std::string cc_error;
   std::set<std::string, std::less<>> hidden;
   faults::fault_set faults;
+  // CUPARITY_SIM_SHM_TAG ([a-z0-9], 1 to 6): this process's shared-memory objects carry it in
+  // their names, and its sweeps touch only objects of its own tag (shm_names.cpp).
+  std::string shm_tag;
 };
 
 // The configuration; the first call reads the environment (and warns about malformed values).
@@ -250,9 +253,10 @@ bool erase_allocation(std::uintptr_t base, allocation &out);
 // Frees the allocations a context owns (teardown).
 void free_context_memory(context *c);
 // ---- shared-memory objects (shm_names.cpp)
-// "/<prefix>.<pid>.<start time>.<n>": a name that says which process made the object.
+// "/<prefix>[-t<tag>].<pid>.<start time>.<n>": a name that says which process made the object.
 std::string shm_object_name(const char *prefix, std::uint64_t n);
-// Unlinks every such object whose maker has ended (killed processes cannot unlink their own).
+// Unlinks every such object of this process's tag whose maker has ended (killed processes cannot
+// unlink their own).
 void sweep_dead_shm_objects();
 
 // Backs a device allocation with a shared-memory object (so IPC can map it elsewhere).
