@@ -21,23 +21,12 @@ void set_name(external_benchmark &x, const key_value &v) {
                                "names bench:<name>:<test>, whose parts ':' separates)");
 }
 
-/// {out} and {json} are the process's own, substituted when it starts.
-std::string benchmark_text(const key_value &v, std::string written) {
-  std::string probe = written;
-  for (const std::string run_time : {"{out}", "{json}"})
-    for (auto at = probe.find(run_time); at != std::string::npos; at = probe.find(run_time))
-      probe.erase(at, run_time.size());
-  if (auto p = unknown_placeholder(probe))
-    v.fail("unknown placeholder " + *p + " (known: {bin}, {matrix_dir}, {out}, {json})");
-  return substitute_placeholders(std::move(written), v.context().reader.dir());
-}
-
 /// The runner reads {json}: a command that never names it would leave every cell without one.
 void set_command(external_benchmark &x, const key_value &v) {
   if (!v.node().is_array())
     v.fail("must be an array of strings: the program, then its arguments (no shell)");
   for (const auto &arg : v.get<std::vector<std::string>>())
-    x.command.push_back(benchmark_text(v, arg));
+    x.command.push_back(run_time_text(v, arg, "{json}"));
   if (x.command.empty() || x.command.front().empty())
     v.fail("names no program");
   if (std::none_of(x.command.begin(), x.command.end(),
@@ -52,15 +41,7 @@ void set_format(external_benchmark &x, const key_value &v) {
 }
 
 void set_environment(external_benchmark &x, const key_value &v) {
-  for (const auto &[k, node] : *v.node().as_table()) {
-    const std::string name(k.str());
-    const auto *text = node.as_string();
-    if (!text)
-      v.context().reader.error(node, v.key() + "." + name + ": must be a string");
-    if (name.empty() || name.find('=') != std::string::npos)
-      v.context().reader.error(k, v.key() + ": " + in_quotes(name) + " is no variable name");
-    x.environment[name] = benchmark_text(v, std::string(text->get()));
-  }
+  x.environment = environment_table(v, "{json}");
 }
 
 void set_root(external_benchmark &x, const key_value &v) {

@@ -65,6 +65,31 @@ std::optional<std::string> not_a_folder(const std::filesystem::path &dir) {
 
 } // namespace
 
+std::string run_time_text(const key_value &v, std::string written, const std::string &run_time) {
+  std::string probe = written;
+  for (const std::string &name : {std::string("{out}"), run_time})
+    for (auto at = probe.find(name); at != std::string::npos; at = probe.find(name))
+      probe.erase(at, name.size());
+  if (auto p = unknown_placeholder(probe))
+    v.fail("unknown placeholder " + *p + " (known: {bin}, {matrix_dir}, {out}, " + run_time + ")");
+  return substitute_placeholders(std::move(written), v.context().reader.dir());
+}
+
+std::map<std::string, std::string> environment_table(const key_value &v,
+                                                     const std::string &run_time) {
+  std::map<std::string, std::string> out;
+  for (const auto &[k, node] : *v.node().as_table()) {
+    const std::string name(k.str());
+    const auto *text = node.as_string();
+    if (!text)
+      v.context().reader.error(node, v.key() + "." + name + ": must be a string");
+    if (name.empty() || name.find('=') != std::string::npos)
+      v.context().reader.error(k, v.key() + ": " + in_quotes(name) + " is no variable name");
+    out[name] = run_time_text(v, std::string(text->get()), run_time);
+  }
+  return out;
+}
+
 void set_suite_root(external_suite &x, const key_value &v) {
   x.root = root_folder(v, "suite");
 }

@@ -21,6 +21,18 @@ void set_suite_root(external_suite &x, const key_value &v);
 /// The folder a root key names, as set_suite_root reads it (`what`: "suite", "benchmark").
 [[nodiscard]] std::string root_folder(const key_value &v, const std::string &what);
 
+/// A string of a [[suite]], [[program]] or [[benchmark]] (its command's arguments, its
+/// environment's values): {bin} and {matrix_dir} substituted now; {out} and `run_time` (the
+/// file the runner reads: "{junit}", "{json}") left for the process's start. Throws matrix_error
+/// at the value for any other placeholder, naming the known ones.
+[[nodiscard]] std::string run_time_text(const key_value &v, std::string written,
+                                        const std::string &run_time);
+
+/// An `environment` table of such an entry: each value a string (run_time_text), each key a
+/// variable name. Throws matrix_error at the offending key or value.
+[[nodiscard]] std::map<std::string, std::string> environment_table(const key_value &v,
+                                                                   const std::string &run_time);
+
 /// After the cells are expanded: a suite's or program's environment may not set a variable of the
 /// cells.
 void check_suite_environments(const toml_reader &r, const document_sections &s, const matrix &m);

@@ -287,43 +287,24 @@ void set_suite_name(external_suite &x, const key_value &v) {
     v.fail(in_quotes(x.name) + " is a suite of cuparity's own cases" + std::string(see_list));
 }
 
-/// {out} and {junit} are the suite process's own, substituted when it starts.
-std::string suite_text(const key_value &v, std::string written) {
-  std::string probe = written;
-  for (const std::string run_time : {"{out}", "{junit}"})
-    for (auto at = probe.find(run_time); at != std::string::npos; at = probe.find(run_time))
-      probe.erase(at, run_time.size());
-  if (auto p = unknown_placeholder(probe))
-    v.fail("unknown placeholder " + *p + " (known: {bin}, {matrix_dir}, {out}, {junit})");
-  return substitute_placeholders(std::move(written), v.context().reader.dir());
-}
-
 void set_suite_command(external_suite &x, const key_value &v) {
   if (!v.node().is_array())
     v.fail("must be an array of strings: the program, then its arguments (no shell)");
   for (const auto &arg : v.get<glob_list>())
-    x.command.push_back(suite_text(v, arg));
+    x.command.push_back(run_time_text(v, arg, "{junit}"));
   if (x.command.empty() || x.command.front().empty())
     v.fail("names no program");
 }
 
 void set_suite_junit(external_suite &x, const key_value &v) {
-  x.junit = suite_text(v, v.get<std::string>());
+  x.junit = run_time_text(v, v.get<std::string>(), "{junit}");
   if (x.junit.empty())
     v.fail("is empty");
 }
 
 /// Checked against the matrix's variables once the cells exist (suites.cpp).
 void set_suite_environment(external_suite &x, const key_value &v) {
-  for (const auto &[k, node] : *v.node().as_table()) {
-    const std::string name(k.str());
-    const auto *text = node.as_string();
-    if (!text)
-      v.context().reader.error(node, v.key() + "." + name + ": must be a string");
-    if (name.empty() || name.find_first_of("=") != std::string::npos)
-      v.context().reader.error(k, v.key() + ": " + in_quotes(name) + " is no variable name");
-    x.environment[name] = suite_text(v, std::string(text->get()));
-  }
+  x.environment = environment_table(v, "{junit}");
 }
 
 /// A program writes no JUnit file: {junit} would name a file nobody reads.
