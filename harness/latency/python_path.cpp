@@ -3,7 +3,10 @@
 
 #include "harness/latency/latency_stats.hpp"
 
+#include <array>
 #include <optional>
+#include <string_view>
+#include <utility>
 
 namespace cuparity {
 namespace {
@@ -11,6 +14,16 @@ namespace {
 using json = nlohmann::json;
 
 constexpr std::string_view python_prefix = "py.";
+
+/// The Python probe's library series (`<library>:<cell>`, where the library imports in the cell)
+/// and the binding whose raw pointer each library calls the driver through: its C++ twin.
+/// cuda.core calls through cuda.bindings, whose functions are the pointers cuGetProcAddress hands
+/// out: nvidia. CuPy binds libcuda's exported symbols itself (linked against them up to CuPy 13,
+/// dlsym'd by CuPy 14's SoftLink), the symbols the internal backend and ctypes take: internal.
+/// (CuPy's runtime-API calls, cudaMalloc and the like, pass through libcudart, which resolves the
+/// driver by cuGetProcAddress; those rows hold cudart's layer too, as docs/latency.md says.)
+constexpr std::array<std::pair<std::string_view, std::string_view>, 2> library_bindings{
+    {{"cupy", "internal"}, {"cuda_core", "nvidia"}}};
 
 /// A series' values, or none when it is absent or empty.
 std::optional<std::vector<double>> values_of(const series_samples &s, const std::string &name) {
@@ -69,6 +82,16 @@ void add_cell_rows(json &rows, const std::string &probe, const std::string &cell
   const auto a = values_of(py, cell), b = values_of(cpp, cell);
   if (a && b && py_own == cpp_own)
     cell_rows.push_back(row("facade", py_own, cell, *a, cell, *b, confidence));
+  // Each library against cuparity's raw pointer of the binding it calls through, whatever binding
+  // Numba used in this process (the library does not go through Numba).
+  for (const auto &[library, binding] : library_bindings) {
+    const std::string py_name = series_name(cell, std::string(library));
+    const std::string cpp_name = raw_series(cell, cpp_own, std::string(binding));
+    const auto l = values_of(py, py_name), c = values_of(cpp, cpp_name);
+    if (l && c)
+      cell_rows.push_back(
+          row(std::string(library), std::string(binding), py_name, *l, cpp_name, *c, confidence));
+  }
   for (auto &r : cell_rows) {
     r["probe"] = probe;
     r["cpp_probe"] = probe.substr(python_prefix.size());

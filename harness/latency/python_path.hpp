@@ -15,7 +15,9 @@ namespace cuparity {
 /// each with a bootstrap interval at `confidence` over the rounds. The series are matched by the
 /// binding each process really used (`py_backend`, `cpp_backend`: cell -> "internal" | "nvidia"),
 /// not by name, so a Python process that fell back to ctypes is set against the C++ internal
-/// path. Empty when the run has no such pair.
+/// path. The library series (`cupy:<cell>`, `cuda_core:<cell>`) get rows of their own, path the
+/// library's name, set against the C++ raw pointer of the binding the library calls through (CuPy:
+/// internal, cuda.core: nvidia). Empty when the run has no such pair.
 [[nodiscard]] nlohmann::json python_path_rows(const probe_samples &samples,
                                               const std::map<std::string, std::string> &py_backend,
                                               const std::map<std::string, std::string> &cpp_backend,

@@ -39,9 +39,9 @@ nlohmann::json sample_record(const nlohmann::json &ev, const cell &c, int round)
 /// cannot add others to the results).
 nlohmann::json pairs_record(const nlohmann::json &ev, const cell &c, int round) {
   nlohmann::json rec = make_record(record_type::latency_pairs, {{"round", round}, {"cell", c.id}});
-  for (const char *key :
-       {"probe", "own", "other", "same_address", "block_iterations", "per_call_ns", "symbols",
-        "other_missing", "facade_missing", "requested", "fallback"})
+  for (const char *key : {"probe", "own", "other", "same_address", "block_iterations",
+                          "per_call_ns", "symbols", "other_missing", "facade_missing",
+                          "cupy_missing", "cuda_core_missing", "requested", "fallback"})
     if (ev.contains(key))
       rec[key] = ev[key];
   return rec;

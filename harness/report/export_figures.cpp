@@ -60,9 +60,10 @@ export_context context_of(const recorded_run &run, const json &summary) {
 }
 
 /// A series name split into its cell and what it times: "direct:<cell>" (this backend's raw
-/// pointer), "other:<cell>" (the other backend's pointer), else the cell itself (the facade).
+/// pointer), "other:<cell>" (the other backend's pointer), "cupy:<cell>" and "cuda_core:<cell>"
+/// (the Python probe's library series), else the cell itself (the facade).
 std::pair<std::string, std::string> split_series(const std::string &series) {
-  for (const char *prefix : {"direct", "other"}) {
+  for (const char *prefix : {"direct", "other", "cupy", "cuda_core"}) {
     const std::string p = std::string(prefix) + ":";
     if (series.rfind(p, 0) == 0)
       return {series.substr(p.size()), prefix};

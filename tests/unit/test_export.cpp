@@ -171,3 +171,13 @@ TEST_CASE("export: two figures of one name are refused, never one written over t
   CHECK_THROWS_WITH(read_export_run(written(s, "collide")),
                     Catch::Contains("two figures would be named 'm | a | launch | x | facade'"));
 }
+
+TEST_CASE("export: the Python probe's library series keep their cell", "[export]") {
+  auto s = summary();
+  s["latency"]["probes"].push_back({{"name", "py.launch.empty_kernel"},
+                                    {"unit", "ns"},
+                                    {"samples", {{"cupy:a", {900.0}}, {"cuda_core:a", {1200.0}}}}});
+  const auto run = read_export_run(written(s, "libraries"));
+  CHECK(figure(run, "m | a | py.launch.empty_kernel | cupy").cell == "a");
+  CHECK(figure(run, "m | a | py.launch.empty_kernel | cuda_core").value == 1200.0);
+}

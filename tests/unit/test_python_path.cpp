@@ -72,3 +72,29 @@ TEST_CASE("python path rows: none without a C++ twin or a known binding", "[pyth
   CHECK(cuparity::python_path_rows(s, {{"a", "internal"}}, {}, 0.99).empty());
   CHECK(cuparity::python_path_rows(s, {{"a", "internal"}}, {{"a", "internal"}}, 0.99).size() == 2);
 }
+
+TEST_CASE("python path rows: CuPy against the internal pointer, cuda.core against the nvidia one",
+          "[python_path]") {
+  probe_samples s;
+  // Python used ctypes (internal); the C++ process nvidia, so its internal pointer is `other`.
+  s["py.ctx.get_current"] = {
+      {"direct:c", around(2000)}, {"cupy:c", around(900)}, {"cuda_core:c", around(1500)}};
+  s["ctx.get_current"] = {{"direct:c", around(10)}, {"other:c", around(12)}};
+  const auto rows = cuparity::python_path_rows(s, {{"c", "internal"}}, {{"c", "nvidia"}}, 0.99);
+  REQUIRE(rows.size() == 3);
+  const auto *cupy = find_row(rows, "c", "cupy", "internal");
+  REQUIRE(cupy);
+  CHECK((*cupy)["python_series"] == "cupy:c");
+  CHECK((*cupy)["cpp_series"] == "other:c");
+  CHECK((*cupy)["cost_ns"].get<double>() == Approx(888));
+  const auto *core = find_row(rows, "c", "cuda_core", "nvidia");
+  REQUIRE(core);
+  CHECK((*core)["python_series"] == "cuda_core:c");
+  CHECK((*core)["cpp_series"] == "direct:c");
+  CHECK((*core)["cost_ns"].get<double>() == Approx(1490));
+  CHECK((*core)["python_binding"] == "internal"); // the process's binding, not the library's
+  // A library series without its C++ pointer's series gets no row.
+  s["ctx.get_current"].erase("other:c");
+  CHECK(!find_row(cuparity::python_path_rows(s, {{"c", "internal"}}, {{"c", "nvidia"}}, 0.99), "c",
+                  "cupy", "internal"));
+}
