@@ -14,6 +14,11 @@ stdin. Each probe's three series alternate block by block in a Williams order, a
 `own`/`other` are "internal" (ctypes) and "nvidia" (cuda.bindings), so the runner's paired
 verdict reads nvidia / internal as for the C++ probes. cell_start's config records the binding
 the process really got (Numba's USE_NV_BINDING) and whether Numba fell back from the NVIDIA one.
+Two more series, interleaved in the same orders, time the libraries where they import in the
+cell's Python (else cell_start and every probe_pairs name why they are absent):
+  cupy       CuPy's own API (cupy.cuda.driver / runtime, Stream, Event, RawModule)
+  cuda_core  cuda.core's (Device, Stream, Event, Buffer, launch; cuda.core.experimental before 0.5)
+They are figures beside the bindings, never part of the paired verdict between them.
 
 Standard library only: it runs in every cell, whatever the cell installs.
 """
@@ -43,7 +48,9 @@ PROBES = (
     "py.stream.sync_idle",
     "py.event.record_query",
 )
-SERIES = ("facade", "direct", "other")
+SERIES = ("facade", "direct", "other")  # the bindings' series: what the paired verdict reads
+LIBRARY_SERIES = ("cupy", "cuda_core")  # libraries above them, where they import
+ALL_SERIES = SERIES + LIBRARY_SERIES
 LAUNCH_BATCH = 64  # launches per timed batch, drained untimed (as cases/probes.cpp)
 MAX_BLOCK_ITERATIONS = 1 << 30
 MIN_TRIPLES = 2
@@ -142,7 +149,7 @@ def run_blocks(blocks: dict, block_s: float, budget_s: float, flip: bool):
     """The C++ probe_state's schedule: grow the block until it lasts block_s (the calibration
     blocks are not kept), then triples in the cycle's orders until each series has had budget_s,
     ending with a whole cycle. Returns ({series: [block ns]}, iterations per block)."""
-    on = [s for s in SERIES if s in blocks]
+    on = [s for s in ALL_SERIES if s in blocks]
     orders = [[on[i] for i in row] for row in balanced_orders(len(on))]
     if flip:
         orders.reverse()
@@ -325,6 +332,21 @@ class Fixture:
     def drain(self) -> None:
         """The stream emptied between launch batches, untimed, the same for every series."""
         self._sync(VOIDP(self.stream))
+
+    def keep_current(self, warned: list, who: str) -> None:
+        """After a library started: the thread's context must still be the Fixture's (device 0's
+        primary context, which CuPy and cuda.core bind too), so every series times one context.
+        A library that left another current is named, and the Fixture's is set back."""
+        get, ctx = self.lib.cuCtxGetCurrent, VOIDP()
+        get.argtypes = [ctypes.POINTER(VOIDP)]
+        if get(ctypes.byref(ctx)) == CUDA_SUCCESS and ctx.value == self.context:
+            return
+        found = f"context {ctx.value:#x}" if ctx.value else "no context"
+        warned.append(f"{who} left {found} current, not device 0's primary context "
+                      f"{self.context:#x}; the probe set the primary one back")
+        set_current = self.lib.cuCtxSetCurrent
+        set_current.argtypes = [VOIDP]
+        set_current(VOIDP(self.context))
 
 
 def fail(name: str, rc) -> None:
@@ -532,7 +554,8 @@ class NumbaFacade:
 
 def ops_table(ctx_get_current, mem_alloc_free, memcpy_htod, launch_one, stream_sync,
               record_query) -> dict:
-    """probe -> (op, calls per iteration, batch drained untimed)."""
+    """probe -> (op, calls per iteration, batch drained untimed: True drains the Fixture's
+    stream, a function drains the series' own)."""
     return {
         "py.ctx.get_current": (ctx_get_current, 1, False),
         "py.mem.alloc_free_4k": (mem_alloc_free, 1, False),
@@ -558,6 +581,7 @@ def block_function(op, batch: bool, fixture: Fixture):
     launches, timed, then the stream drained untimed (as the C++ launch probes)."""
     if not batch:
         return lambda n: timed_loop(op, n)
+    drain = batch if callable(batch) else fixture.drain
 
     def batches(n: int) -> int:
         clock, total = time.perf_counter_ns, 0
@@ -566,10 +590,252 @@ def block_function(op, batch: bool, fixture: Fixture):
             for _ in repeat(None, LAUNCH_BATCH):
                 op()
             total += clock() - t0
-            fixture.drain()
+            drain()
         return total
 
     return batches
+
+
+# ---- the libraries: CuPy and cuda.core ----------------------------------------------------------
+#
+# One context for every series: the Fixture makes device 0's primary context current on this
+# thread, and both libraries work in that same context. CuPy's runtime calls take the context
+# current on the thread (the runtime/driver interoperability rule) and its Device(0).use() binds
+# device 0's primary context; cuda.core's Device(0).set_current() retains that primary context
+# and sets it current. Fixture.keep_current checks it after each library starts.
+
+
+class LibraryPath:
+    """A library's ops, what its users call for each operation. Each is built and tried once,
+    untimed, at start: an op the library has no call for, or whose call this release lacks or
+    refuses, is absent from the series with its reason (named in probe_pairs), never an error of
+    the cell. The library's own calls check their results (they raise)."""
+
+    label = ""
+
+    def __init__(self) -> None:
+        self.table, self.absent = {}, {}
+
+    def add(self, probe: str, build) -> None:
+        """build() -> (op, drain or None): the drain empties the series' own stream, untimed."""
+        try:
+            op, drain = build()
+            op()
+            if drain:
+                drain()
+        except Exception as e:  # the library's errors, or an API this release does not have
+            self.absent[probe] = f"{self.label}: {type(e).__name__}: {e}"
+            return
+        calls = LAUNCH_BATCH if probe == "py.launch.empty_kernel" else 1
+        self.table[probe] = (op, calls, drain or False)
+
+    def lacks(self, probe: str, why: str) -> None:
+        self.absent[probe] = f"{self.label}: {why}"
+
+    def ops(self) -> dict:
+        return self.table
+
+
+def ptx_file() -> str:
+    """The empty kernel as a .ptx file (CuPy's RawModule loads modules from a path), removed at
+    exit."""
+    folder = tempfile.mkdtemp(prefix="cuparity-pyprobe-ptx-")
+    atexit.register(shutil.rmtree, folder, True)
+    path = os.path.join(folder, "cuparity_empty.ptx")
+    with open(path, "wb") as f:
+        f.write(EMPTY_KERNEL_PTX.rstrip(b"\0"))
+    return path
+
+
+class CupyPath(LibraryPath):
+    """CuPy (13, 14) as its users call it. Its driver calls (cupy.cuda.driver, RawKernel's launch)
+    bind libcuda's exported symbols: linked against them up to CuPy 13, dlsym'd by CuPy 14's
+    SoftLink, so the C++ figure they are set against is the internal pointer. Its runtime calls
+    (cupy.cuda.runtime, Stream, Event) go through libcudart, which resolves the driver itself."""
+
+    label = "cupy"
+
+    def __init__(self, cupy, fixture: Fixture) -> None:
+        super().__init__()
+        self.cp, self.cuda, self.fx = cupy, cupy.cuda, fixture
+        self.cuda.Device(0).use()  # device 0's primary context: the Fixture's
+        self.stream = self.cuda.Stream(non_blocking=True)
+        self.stream.use()  # a RawKernel launches on CuPy's current stream
+        self.add("py.ctx.get_current", self._ctx)
+        self.add("py.mem.alloc_free_4k", self._alloc)
+        self.add("py.memcpy.htod_4b", self._copy)
+        self.add("py.launch.empty_kernel", self._launch)
+        self.add("py.stream.sync_idle", self._sync)
+        self.add("py.event.record_query", self._event)
+
+    def _ctx(self):
+        get = self.cuda.driver.ctxGetCurrent  # cuCtxGetCurrent
+
+        def ctx_get_current():
+            get()
+        return ctx_get_current, None
+
+    def _alloc(self):
+        malloc, free = self.cuda.runtime.malloc, self.cuda.runtime.free  # cudaMalloc, cudaFree
+
+        def mem_alloc_free():
+            free(malloc(4096))
+        return mem_alloc_free, None
+
+    def _copy(self):
+        memcpy, kind = self.cuda.runtime.memcpy, self.cuda.runtime.memcpyHostToDevice
+        dst, src = self.fx.buffer, self.fx.host_address
+
+        def memcpy_htod():
+            memcpy(dst, src, 4, kind)  # cudaMemcpy: synchronous for pageable host memory
+        return memcpy_htod, None
+
+    def _launch(self):
+        kernel = self.cp.RawModule(path=ptx_file()).get_function("cuparity_empty")
+        grid, block, args = (1,), (1,), ()
+
+        def launch_one():
+            kernel(grid, block, args)  # cuLaunchKernel on the current stream
+        return launch_one, self.stream.synchronize
+
+    def _sync(self):
+        sync = self.stream.synchronize  # cudaStreamSynchronize
+
+        def stream_sync():
+            sync()
+        return stream_sync, None
+
+    def _event(self):
+        event = self.cuda.Event(disable_timing=True)
+        record, stream = event.record, self.stream
+
+        def record_query():
+            record(stream)  # cudaEventRecord
+            return event.done  # cudaEventQuery: not ready is an answer (False), not an error
+        return record_query, None
+
+
+class CudaCorePath(LibraryPath):
+    """cuda.core (0.3 and 0.4 as cuda.core.experimental, cuda.core itself after) as its users
+    call it. It calls through cuda.bindings, whose functions are the pointers cuGetProcAddress
+    hands out: the C++ figure it is set against is the nvidia pointer."""
+
+    label = "cuda_core"
+
+    def __init__(self, core, fixture: Fixture) -> None:
+        super().__init__()
+        self.core = core
+        self.dev = core.Device(0)
+        self.dev.set_current()  # retains device 0's primary context and sets it: the Fixture's
+        self.stream = self.dev.create_stream()  # non-blocking by default (StreamOptions)
+        self.add("py.ctx.get_current", self._ctx)
+        self.add("py.mem.alloc_free_4k", self._alloc)
+        self.lacks("py.memcpy.htod_4b", "cuda.core has no synchronous host-to-device copy "
+                   "(Buffer.copy_from / copy_to are stream-ordered copies between Buffers)")
+        self.add("py.launch.empty_kernel", self._launch)
+        self.add("py.stream.sync_idle", self._sync)
+        self.add("py.event.record_query", self._event)
+
+    def _ctx(self):
+        device = self.core.Device
+
+        def ctx_get_current():
+            device()  # the thread's current device: cuCtxGetDevice on its current context
+        return ctx_get_current, None
+
+    def _alloc(self):
+        allocate, stream = self.dev.allocate, self.stream
+
+        def mem_alloc_free():
+            # The device's memory resource: its memory pool (stream-ordered) where it has one.
+            allocate(4096, stream=stream).close(stream)
+        return mem_alloc_free, None
+
+    def _launch(self):
+        core, ptx = self.core, EMPTY_KERNEL_PTX.rstrip(b"\0")
+        if hasattr(core.ObjectCode, "from_ptx"):
+            code = core.ObjectCode.from_ptx(ptx)
+        else:  # releases without ObjectCode.from_ptx: PTX goes through Program
+            code = core.Program(ptx.decode(), "ptx").compile("cubin")
+        kernel = code.get_kernel("cuparity_empty")
+        config = core.LaunchConfig(grid=1, block=1)
+        launch, stream = core.launch, self.stream
+
+        def launch_one():
+            launch(stream, config, kernel)
+        return launch_one, stream.sync
+
+    def _sync(self):
+        sync = self.stream.sync  # cuStreamSynchronize
+
+        def stream_sync():
+            sync()
+        return stream_sync, None
+
+    def _event(self):
+        stream = self.stream
+        create = getattr(self.dev, "create_event", None)
+        event = create() if create else stream.record()  # timing disabled by default
+        record = stream.record
+
+        def record_query():
+            record(event)  # cuEventRecord
+            return event.is_done  # cuEventQuery: not ready is an answer (False)
+        return record_query, None
+
+
+def import_quietly(name: str, warned: list):
+    """(module, None) or (None, why it does not import); its warnings, but deprecations, kept."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            module, error = importlib.import_module(name), None
+        except Exception as e:  # ImportError, or whatever a broken install raises
+            module, error = None, f"{name}: {type(e).__name__}: {e}"
+    warned.extend(str(w.message) for w in caught
+                  if not issubclass(w.category, DeprecationWarning))
+    return module, error
+
+
+def import_cupy(warned: list):
+    module, error = import_quietly("cupy", warned)
+    return module, "cupy" if module else None, error
+
+
+def import_cuda_core(warned: list):
+    """cuda.core's API: the package itself where it holds Device (newer releases), else
+    cuda.core.experimental (0.3, 0.4)."""
+    errors = []
+    for name in ("cuda.core", "cuda.core.experimental"):
+        module, error = import_quietly(name, warned)
+        if module is None:
+            errors.append(error)
+            break  # cuda.core itself does not import: nor does anything below it
+        if all(hasattr(module, a) for a in ("Device", "LaunchConfig", "launch", "ObjectCode")):
+            return module, name, None
+        errors.append(f"{name} has no Device, LaunchConfig, launch and ObjectCode")
+    return None, None, "; ".join(errors)
+
+
+def start_library(path_class, importer, fixture: Fixture, warned: list):
+    """(path or None, why it is absent or None, the module it imported)."""
+    module, module_name, error = importer(warned)
+    if module is None:
+        return None, f"{path_class.label} does not import: {error}", None
+    try:
+        return path_class(module, fixture), None, module_name
+    except Exception as e:  # a library that cannot start in this cell: named, never a traceback
+        return None, f"{path_class.label} cannot start: {type(e).__name__}: {e}", module_name
+    finally:
+        fixture.keep_current(warned, path_class.label)
+
+
+def library_version(module_name, distribution: str):
+    version = distribution_version(distribution)
+    if version is None and module_name:
+        version = getattr(sys.modules.get(module_name.split(".experimental")[0]), "__version__",
+                          None)
+    return version
 
 
 # ---- what this process really got ---------------------------------------------------------------
@@ -696,6 +962,7 @@ class World:
                 self.other_missing = f"cuda.bindings does not import: {nv_error}"
         except (CallError, AttributeError) as e:
             self.other_missing = f"the other binding cannot start: {e}"
+        self.start_libraries(aa, warned)
         self.config = {
             "process": "python",
             "python": sys.version.split()[0],
@@ -717,6 +984,11 @@ class World:
             "other_missing": self.other_missing,
             "facade_missing": self.facade_missing,
             "other_mode": aa or "binding",
+            "cupy": library_version(self.cupy_module, "cupy"),
+            "cupy_missing": self.cupy_missing,
+            "cuda_core": library_version(self.cuda_core_module, "cuda-core"),
+            "cuda_core_module": self.cuda_core_module,
+            "cuda_core_missing": self.cuda_core_missing,
             "per_thread_default_stream": self.ptds,
             "stream0": "per-thread" if self.ptds else "legacy",
             "numba_ptds": numba_ptds,
@@ -726,6 +998,20 @@ class World:
             "variables": {v: os.environ[v] for v in BINDING_VARIABLES if v in os.environ},
             "warnings": warned,
         }
+
+    def start_libraries(self, aa: str, warned: list) -> None:
+        """The cupy and cuda_core series, where each library imports. Not in calibration (`proc`:
+        both series are ctypes there, and the shim's delays are read on them alone)."""
+        for label, path_class, importer in (("cupy", CupyPath, import_cupy),
+                                            ("cuda_core", CudaCorePath, import_cuda_core)):
+            if aa == "proc":
+                path, missing, module = None, (f"{label} is not timed in calibration "
+                                               f"({OTHER_VARIABLE}=proc)"), None
+            else:
+                path, missing, module = start_library(path_class, importer, self.fx, warned)
+            setattr(self, label, path)
+            setattr(self, label + "_missing", missing)
+            setattr(self, label + "_module", module)
 
 
 # ---- rounds -------------------------------------------------------------------------------------
@@ -739,7 +1025,7 @@ class Prober:
         self.world, self.probes, self.events = world, probes, events
         self.min_time, self.block_time, self.probe_times = min_time, block_time, probe_times
         self.ops = {"direct": world.direct.ops()}
-        for series in ("facade", "other"):
+        for series in ("facade", "other") + LIBRARY_SERIES:
             path = getattr(world, series)
             if path is None:
                 continue
@@ -751,10 +1037,13 @@ class Prober:
 
     def run_probe(self, probe: str, flip: bool, round_: int) -> None:
         w = self.world
-        calls = batch = None
-        blocks = {}
+        _, calls, _ = self.ops["direct"][probe]
+        blocks, absent = {}, {}
         for s, table in self.ops.items():
-            op, calls, batch = table[probe]
+            if probe not in table:  # a library with no call for this operation
+                absent[s] = getattr(getattr(w, s), "absent", {}).get(probe, f"{s}: no {probe}")
+                continue
+            op, _, batch = table[probe]
             blocks[s] = block_function(op, batch, w.fx)
         budget = self.probe_times.get(probe, self.min_time)
         failed = {}
@@ -771,17 +1060,17 @@ class Prober:
             return
         per_call = {s: [significant(ns / (iterations * calls)) for ns in v]
                     for s, v in times.items()}
-        for s in SERIES:
+        for s in ALL_SERIES:
             if s in per_call:
                 self._series_event(probe, s, per_call[s], iterations, calls, round_, None)
             elif s in failed:
                 self._series_event(probe, s, [], 0, calls, round_, failed[s])
-        self._pairs_event(probe, round_, per_call, iterations, failed)
+        self._pairs_event(probe, round_, per_call, iterations, failed, absent)
 
     def _failing_series(self, blocks: dict, probe: str, error: Exception) -> str:
         """Which series raised: each is tried alone for one block (the error is deterministic
         for a binding that cannot make the call)."""
-        for s in ("other", "facade", "direct"):
+        for s in LIBRARY_SERIES + ("other", "facade", "direct"):
             if s in blocks:
                 try:
                     blocks[s](1)
@@ -798,7 +1087,7 @@ class Prober:
             ev["error"] = error or "no measurement"
         self.events.write(ev)
 
-    def _pairs_event(self, probe, round_, per_call, iterations, failed) -> None:
+    def _pairs_event(self, probe, round_, per_call, iterations, failed, absent) -> None:
         w = self.world
         ev = {"event": "probe_pairs", "probe": probe, "round": round_,
               "own": w.direct.label, "other": w.other.label if w.other else "",
@@ -814,6 +1103,10 @@ class Prober:
         facade_missing = failed.get("facade") or w.facade_missing
         if facade_missing:
             ev["facade_missing"] = facade_missing
+        for s in LIBRARY_SERIES:  # a figure beside the bindings' series, or why there is none
+            missing = failed.get(s) or absent.get(s) or getattr(w, s + "_missing")
+            if s not in per_call and missing:
+                ev[s + "_missing"] = missing
         self.events.write(ev)
 
     def _same_address(self, probe: str) -> bool:
@@ -943,8 +1236,8 @@ def main(argv: list) -> int:
     except Exception as e:  # a binding that breaks while it starts: named, never a traceback
         return start_failed(events, "driver", f"{type(e).__name__}: {e}", 3)
     world.config["other"] = world.other.label if world.other else None
-    world.config["other_missing"] = world.other_missing
-    world.config["facade_missing"] = world.facade_missing
+    for series in ("other", "facade") + LIBRARY_SERIES:  # as the Prober left them
+        world.config[series + "_missing"] = getattr(world, series + "_missing")
     events.write({"event": "cell_start", "process": "python", "pid": os.getpid(),
                   "config": world.config, "driver": {"path": world.config["driver_path"]}})
     if world.start_problem:

@@ -4,6 +4,9 @@ Numba and cuda.bindings are not installed on CI: fake_numba/ is a Numba whose co
 binding as Numba 0.68's does (falling back to ctypes, with its warning, when `cuda` does not
 import) and fake_cuda/ a cuda.bindings driver module that opens libcuda.so.1 and calls through
 cuGetProcAddress's pointers, as the real one does; PYPROBE_FAKE_CUDA=1 makes it importable.
+fake_cupy/ and fake_core/ stand in for CuPy and cuda.core (0.3/0.4's cuda.core.experimental
+layout, importable where fake_cuda is, as cuda.core needs cuda.bindings), each reaching the
+simulated driver the way the real library does.
 cuparity and the simulated driver are found in $CUPARITY_BIN_DIR, else $CUPARITY_BUILD_DIR/bin,
 else build/bin.
 """
@@ -23,6 +26,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 SCRIPT = REPO / "tools" / "pyprobe" / "cuparity_pyprobe.py"
 FAKES = f"{HERE / 'fake_numba'}:{HERE / 'fake_cuda'}"
+LIBRARY_FAKES = f"{HERE / 'fake_cupy'}:{HERE / 'fake_core'}"
 
 
 def bin_dir() -> Path:
@@ -82,6 +86,71 @@ def test_the_ctypes_probe_runs_against_the_simulated_driver():
     assert launch["own"] == "internal" and launch["symbols"] == ["cuLaunchKernel"]
     assert len(launch["per_call_ns"]["direct"]) >= 2
     assert "cuda.bindings does not import" in launch["other_missing"]
+    # Neither library imports here: absent, each with its reason, in the config and the blocks.
+    assert "cupy does not import" in config["cupy_missing"] and config["cupy"] is None
+    assert "No module named 'cuda'" in config["cuda_core_missing"]
+    assert launch["cupy_missing"] == config["cupy_missing"]
+    assert launch["cuda_core_missing"] == config["cuda_core_missing"]
+    assert set(launch["per_call_ns"]) == {"direct"}
+
+
+def library_events(*probes: str, **env: str) -> tuple[dict, dict, dict]:
+    """One probe process with both bindings and both library stand-ins: its config, the probe
+    events by (probe, series) and the blocks by probe."""
+    args = [a for p in probes for a in ("--probe", p)]
+    events = probe_events(*args, PYTHONPATH=f"{FAKES}:{LIBRARY_FAKES}", PYPROBE_FAKE_CUDA="1",
+                          **env)
+    samples = {(e["probe"], e["series"]): e for e in events if e["event"] == "probe"}
+    pairs = {e["probe"]: e for e in events if e["event"] == "probe_pairs"}
+    return events[0]["config"], samples, pairs
+
+
+def test_cupy_and_cuda_core_are_timed_where_they_import():
+    config, samples, pairs = library_events("py.memcpy.htod_4b", "py.launch.empty_kernel")
+    assert (config["cupy"], config["cupy_missing"]) == ("0.0+cuparity.fake", None)
+    assert (config["cuda_core_module"], config["cuda_core_missing"]) == (
+        "cuda.core.experimental", None)
+    launch = pairs["py.launch.empty_kernel"]
+    assert set(launch["per_call_ns"]) == {"facade", "direct", "other", "cupy", "cuda_core"}
+    # Interleaved in the bindings' blocks: every series has one block per row of the orders.
+    assert len({len(v) for v in launch["per_call_ns"].values()}) == 1
+    assert (launch["own"], launch["other"]) == ("internal", "nvidia")
+    assert "cupy_missing" not in launch and "cuda_core_missing" not in launch
+    assert samples[("py.launch.empty_kernel", "cuda_core")]["value"] > 0
+    # cuda.core has no synchronous host-to-device copy: left out by name, not an error.
+    copy = pairs["py.memcpy.htod_4b"]
+    assert "cuda_core" not in copy["per_call_ns"] and "cupy" in copy["per_call_ns"]
+    assert "no synchronous host-to-device copy" in copy["cuda_core_missing"]
+    assert ("py.memcpy.htod_4b", "cuda_core") not in samples
+
+
+def test_a_library_that_cannot_start_or_moves_the_context_is_named():
+    """A CuPy that leaves no context current: it cannot start (its stream needs one), which its
+    config names, and the probe sets the primary context back, so the other series still run."""
+    config, _, pairs = library_events("py.ctx.get_current", PYPROBE_FAKE_CUPY_CONTEXT="none")
+    assert config["cupy_missing"].startswith("cupy cannot start: CUDARuntimeError")
+    assert any(w.startswith("cupy left no context current, not device 0's primary context")
+               for w in config["warnings"])
+    blocks = pairs["py.ctx.get_current"]
+    assert set(blocks["per_call_ns"]) == {"facade", "direct", "other", "cuda_core"}
+    assert blocks["cupy_missing"] == config["cupy_missing"]
+
+
+def test_a_library_call_that_differs_or_breaks_is_named_and_the_others_run_on():
+    """cuda.core 0.1's launch order: the launch is absent from its series, by name, at start.
+    A CuPy whose stream synchronize breaks after its start-up calls: its series ends in each
+    probe that synchronizes, named in the sample and the blocks; the bindings' series run on."""
+    config, samples, pairs = library_events("py.launch.empty_kernel", "py.stream.sync_idle",
+                                            PYPROBE_FAKE_CORE_LAUNCH="0.1",
+                                            PYPROBE_FAKE_CUPY_SYNC_LIMIT="2")
+    assert config["cuda_core_missing"] is None and config["cupy_missing"] is None
+    launch, sync = pairs["py.launch.empty_kernel"], pairs["py.stream.sync_idle"]
+    assert "TypeError: launch: expected a Kernel" in launch["cuda_core_missing"]
+    assert "cuda_core" in sync["per_call_ns"]
+    for probe in ("py.launch.empty_kernel", "py.stream.sync_idle"):
+        assert "CUDARuntimeError" in samples[(probe, "cupy")]["error"]
+        assert "CUDARuntimeError" in pairs[probe]["cupy_missing"]
+        assert {"facade", "direct", "other"} <= set(pairs[probe]["per_call_ns"])
 
 
 def test_the_nvidia_path_and_the_facade_with_numba_and_cuda_bindings():
@@ -140,7 +209,7 @@ CUPARITY_PYPROBE_OTHER = "same"
 processes = "persistent"
 python = true
 probes = ["py.ctx.get_current", "py.launch.empty_kernel", "ctx.get_current"]
-python_environment = { PYTHONPATH = "FAKES" }
+python_environment = { PYTHONPATH = "ALL_FAKES" }
 rounds = 1
 max_rounds = 1
 min_time_s = 0.005
@@ -148,7 +217,8 @@ min_time_s = 0.005
 
 
 def run_matrix(tmp: Path, text: str) -> tuple[dict, list]:
-    (tmp / "m.toml").write_text(text.replace("FAKES", FAKES))
+    (tmp / "m.toml").write_text(text.replace("ALL_FAKES", f"{FAKES}:{LIBRARY_FAKES}")
+                                .replace("FAKES", FAKES))
     proc = subprocess.run([str(bin_dir() / "cuparity"), "--driver", str(sim()), "run",
                            str(tmp / "m.toml"), "--out", str(tmp / "out")],
                           env=clean_env(), capture_output=True, text=True, timeout=300)
@@ -182,6 +252,29 @@ def test_a_latency_run_with_python_has_the_py_probes_beside_the_cpp_ones(python_
     assert summary["latency"]["errors"] == []
     nvidia = paired(summary, "py.ctx.get_current")["nv=1,PYPROBE_FAKE_CUDA=1"]
     assert (nvidia["own"], nvidia["other"], nvidia["control"]) == ("nvidia", "internal", False)
+
+
+def test_the_library_series_reach_the_summary_beside_the_bindings(python_run):
+    """CuPy in every cell, cuda.core where its cuda.bindings imports: series `cupy:<cell>` and
+    `cuda_core:<cell>` with statistics like any series; where cuda.core is absent its blocks say
+    why; the paired verdict still reads the bindings only."""
+    summary, records = python_run
+    launch = summary["latency"]["probes"]
+    (launch,) = [p for p in launch if p["name"] == "py.launch.empty_kernel"]
+    stats = {(s["probe"], s["series"]) for s in summary["latency"]["stats"]}
+    cells = {r["cell"] for r in records if r.get("type") == "latency_cell"}
+    with_core = {c for c in cells if "PYPROBE_FAKE_CUDA=0" not in c}
+    assert with_core and with_core != cells
+    for cell in cells:
+        assert f"cupy:{cell}" in launch["samples"]
+        assert ("py.launch.empty_kernel", f"cupy:{cell}") in stats
+        assert (f"cuda_core:{cell}" in launch["samples"]) == (cell in with_core)
+    for r in records:
+        if (r.get("type") == "latency_pairs" and r["probe"].startswith("py.")
+                and r["cell"] not in with_core):
+            assert "cuda_core does not import: cuda.core: ImportError" in r["cuda_core_missing"]
+    for p in summary["latency"]["paired"]:
+        assert (p["a"], p["b"]) == ("internal", "nvidia")
 
 
 def test_the_aa_mode_is_a_control(python_run):
@@ -292,3 +385,17 @@ def test_python_path_rows_set_each_py_probe_against_its_cpp_twin(python_run):
         assert r["python_ns"]["median"] - r["cpp_ns"]["median"] == pytest.approx(r["cost_ns"])
     raw = {(r["cell"], r["binding"]) for r in rows if r["path"] == "raw"}
     assert ("nv=0,PYPROBE_FAKE_CUDA=0", "internal") in raw
+    # The libraries against the C++ pointer of the binding each calls through, which is the C++
+    # process's `other` series where that process used the other binding.
+    cpp_binding = {r["cell"]: r["config"]["binding"] for r in records
+                   if r.get("type") == "latency_cell" and r.get("process") != "python"}
+    libraries = {(r["cell"], r["path"]): r for r in rows if r["path"] in ("cupy", "cuda_core")}
+    for cell, own in cpp_binding.items():
+        cupy = libraries[(cell, "cupy")]
+        assert (cupy["binding"], cupy["python_series"]) == ("internal", f"cupy:{cell}")
+        assert cupy["cpp_series"] == ("direct:" if own == "internal" else "other:") + cell
+        core = libraries.get((cell, "cuda_core"))
+        assert (core is not None) == ("PYPROBE_FAKE_CUDA=0" not in cell)
+        if core:
+            assert core["binding"] == "nvidia"
+            assert core["cpp_series"] == ("direct:" if own == "nvidia" else "other:") + cell

@@ -48,6 +48,14 @@ class CUdeviceptr(_Handle):
     pass
 
 
+class CUdevice(_Handle):
+    pass
+
+
+class CUmodule(_Handle):
+    pass
+
+
 _P = ctypes.c_void_p
 _SIGNATURES = {
     "cuInit": [ctypes.c_uint],
@@ -59,6 +67,18 @@ _SIGNATURES = {
     "cuStreamSynchronize": [_P],
     "cuEventRecord": [_P, _P],
     "cuEventQuery": [_P],
+    # What the tests' cuda.core stand-in (fake_core) calls as well.
+    "cuDeviceGet": [ctypes.POINTER(ctypes.c_int), ctypes.c_int],
+    "cuDeviceGetCount": [ctypes.POINTER(ctypes.c_int)],
+    "cuDevicePrimaryCtxRetain": [ctypes.POINTER(_P), ctypes.c_int],
+    "cuCtxSetCurrent": [_P],
+    "cuCtxGetDevice": [ctypes.POINTER(ctypes.c_int)],
+    "cuStreamCreate": [ctypes.POINTER(_P), ctypes.c_uint],
+    "cuEventCreate": [ctypes.POINTER(_P), ctypes.c_uint],
+    "cuModuleLoadData": [ctypes.POINTER(_P), ctypes.c_char_p],
+    "cuModuleGetFunction": [ctypes.POINTER(_P), _P, ctypes.c_char_p],
+    "cuMemAllocAsync": [ctypes.POINTER(ctypes.c_size_t), ctypes.c_size_t, _P],
+    "cuMemFreeAsync": [ctypes.c_size_t, _P],
 }
 _lib = ctypes.CDLL("libcuda.so.1")
 _proc = _lib.cuGetProcAddress_v2
@@ -115,3 +135,59 @@ def cuEventRecord(event, stream):
 
 def cuEventQuery(event):
     return (_result(_fn["cuEventQuery"](int(event))),)
+
+
+def cuDeviceGet(ordinal):
+    dev = ctypes.c_int()
+    return (_result(_fn["cuDeviceGet"](ctypes.byref(dev), ordinal)), CUdevice(dev.value))
+
+
+def cuDeviceGetCount():
+    count = ctypes.c_int()
+    return (_result(_fn["cuDeviceGetCount"](ctypes.byref(count))), count.value)
+
+
+def cuDevicePrimaryCtxRetain(dev):
+    ctx = _P()
+    return (_result(_fn["cuDevicePrimaryCtxRetain"](ctypes.byref(ctx), int(dev))),
+            CUcontext(ctx.value or 0))
+
+
+def cuCtxSetCurrent(ctx):
+    return (_result(_fn["cuCtxSetCurrent"](int(ctx) or None)),)
+
+
+def cuCtxGetDevice():
+    dev = ctypes.c_int()
+    return (_result(_fn["cuCtxGetDevice"](ctypes.byref(dev))), CUdevice(dev.value))
+
+
+def cuStreamCreate(flags):
+    stream = _P()
+    return (_result(_fn["cuStreamCreate"](ctypes.byref(stream), flags)), CUstream(stream.value))
+
+
+def cuEventCreate(flags):
+    event = _P()
+    return (_result(_fn["cuEventCreate"](ctypes.byref(event), flags)), CUevent(event.value))
+
+
+def cuModuleLoadData(image):
+    module = _P()
+    return (_result(_fn["cuModuleLoadData"](ctypes.byref(module), image)), CUmodule(module.value))
+
+
+def cuModuleGetFunction(module, name):
+    function = _P()
+    return (_result(_fn["cuModuleGetFunction"](ctypes.byref(function), int(module), name)),
+            CUfunction(function.value))
+
+
+def cuMemAllocAsync(size, stream):
+    ptr = ctypes.c_size_t()
+    return (_result(_fn["cuMemAllocAsync"](ctypes.byref(ptr), size, int(stream))),
+            CUdeviceptr(ptr.value))
+
+
+def cuMemFreeAsync(ptr, stream):
+    return (_result(_fn["cuMemFreeAsync"](int(ptr), int(stream))),)
