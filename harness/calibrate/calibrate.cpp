@@ -33,6 +33,11 @@ using json = nlohmann::json;
 constexpr const char *shim_target = "CUPARITY_SHIM_TARGET";
 constexpr const char *shim_faults = "CUPARITY_SHIM_FAULTS";
 constexpr const char *python_other_variable = "CUPARITY_PYPROBE_OTHER";
+constexpr const char *python_delay_variable = "CUPARITY_PYPROBE_DELAY_NS";
+/// The py.* probes' third path: cuda.bindings' own call path, slowed by the Python probe's spin
+/// wrapper (no driver symbol can slow it alone: its pointers are cuGetProcAddress's, as the
+/// ctypes `proc` series' are). Its cells are `bindings+<pct>%` and the A/A `aa-bindings`.
+constexpr const char *bindings_path = "bindings";
 
 /// One calibration cell: its delay and the path it slows ("" for the A/A cell).
 struct delay_cell {
@@ -41,7 +46,18 @@ struct delay_cell {
   long ns = 0;
   std::string faults;
   double actual_pct = 0; ///< what `ns` is of the probe's cost (delays are whole ns)
+  cell_env env;
+  double actual_ns = -1; ///< the bindings path's spin as the probe measured it (-1: none) ///< over
+                         ///< the calibration's own variables (the bindings path's)
 };
+
+/// The Python probe process's variables for a cell of the bindings path: cuda.bindings twice,
+/// `ns` of spin before each of direct's calls.
+cell_env bindings_env(long ns) {
+  return {{python_other_variable, bindings_path},
+          {python_delay_variable, std::to_string(ns)},
+          {var::use_nvidia_binding, "1"}};
+}
 
 /// A delay as the user wrote it (5, 0.5), not std::to_string's 5.000000.
 std::string number_text(double d) {
@@ -84,12 +100,18 @@ matrix calibration_matrix(const calibrate_options &o, const std::string &probe,
              {var::numba_ptds, "0"},  {var::cuda_python_ptds, "0"}};
     // A py.* probe's other series is ctypes again, through the pointer cuGetProcAddress hands
     // out: one call path, two resolutions, as the C++ probe's backends (docs/latency.md).
-    if (is_python_probe(probe))
+    if (is_python_probe(probe)) {
       c.env[python_other_variable] = "proc";
+      c.env[python_delay_variable] = std::nullopt;
+    }
+    for (const auto &[name, value] : d.env)
+      c.env[name] = value;
     m.cells.push_back(std::move(c));
   }
-  if (is_python_probe(probe))
+  if (is_python_probe(probe)) {
     m.variables.push_back(python_other_variable);
+    m.variables.push_back(python_delay_variable);
+  }
   m.latency.enabled = true;
   m.latency.probes = {probe};
   if (is_python_probe(probe)) { // the Python probe process alone
@@ -150,9 +172,23 @@ double probe_cost(const json &summary, const std::string &cell) {
 }
 
 /// What a delay on `path` should read: nvidia over internal is slower when nvidia's path (proc)
-/// is slowed, faster when internal's (dlsym) is.
+/// is slowed, faster when internal's (dlsym) is. On the bindings path both series are nvidia and
+/// the ratio is direct over other: the delayed direct reads slower.
 std::string expected(const std::string &path) {
-  return path == "proc" ? "slower" : "faster";
+  return path == "dlsym" ? "faster" : "slower";
+}
+
+/// What the Python probe measured its spin to cost per call in `cell` (its cell_start config's
+/// delay_actual_ns), or a negative number where it did not say.
+double spin_actual_ns(const std::string &results_path, const std::string &cell) {
+  for (const auto &r : read_results(results_path).records)
+    if (is_record(r, record_type::latency_cell) && r.value("cell", "") == cell &&
+        r.contains("config") && r["config"].is_object()) {
+      const json &v = r["config"].value("delay_actual_ns", json(nullptr));
+      if (v.is_number())
+        return v.get<double>();
+    }
+  return -1;
 }
 
 void print_row(std::ostream &out, const delay_cell &d, const json *p) {
@@ -238,22 +274,34 @@ std::string check_options(const calibrate_options &o, const std::string &shim) {
   return "";
 }
 
+/// The A/A and delay cells. `bindings_ns` > 0 (a py.* probe whose cuda.bindings path was
+/// measured, at that cost per call) adds that path's A/A and delays, each a share of its own cost.
 std::vector<delay_cell> delay_cells(const calibrate_options &o, const probe_target &t,
-                                    double cost_ns) {
-  std::vector<delay_cell> cells{{"aa", "", 0, 0, ""}};
-  for (const char *path : {"proc", "dlsym"})
+                                    double cost_ns, double bindings_ns) {
+  std::vector<delay_cell> cells{{"aa", "", 0, 0, "", 0, {}}};
+  if (bindings_ns > 0)
+    cells.push_back({"aa-bindings", "", 0, 0, "", 0, bindings_env(0)});
+  for (const char *path : {"proc", "dlsym", bindings_path}) {
+    const bool bindings = std::string(path) == bindings_path;
+    const double cost = bindings ? bindings_ns : cost_ns;
+    if (cost <= 0)
+      continue;
     for (double pct : o.delays_pct) {
       delay_cell d;
       d.path = path;
       d.pct = pct;
-      d.ns = std::max(1L, std::lround(cost_ns * pct / 100));
-      d.actual_pct = 100.0 * static_cast<double>(d.ns) / cost_ns; // whole ns: 1 ns of 11 is 9 %
+      d.ns = std::max(1L, std::lround(cost * pct / 100));
+      d.actual_pct = 100.0 * static_cast<double>(d.ns) / cost; // whole ns: 1 ns of 11 is 9 %
       std::ostringstream id;
       id << path << "+" << pct << "%";
       d.id = id.str();
-      d.faults = fault_spec(t, path, d.ns);
+      if (bindings)
+        d.env = bindings_env(d.ns);
+      else
+        d.faults = fault_spec(t, path, d.ns);
       cells.push_back(std::move(d));
     }
+  }
   return cells;
 }
 
@@ -263,6 +311,7 @@ json row_json(const delay_cell &d, const json *p) {
               {"delay_pct", d.pct},
               {"delay_ns", d.ns},
               {"actual_pct", d.actual_pct},
+              {"actual_ns", d.actual_ns < 0 ? json(nullptr) : json(d.actual_ns)},
               {"faults", d.faults}};
   if (p)
     for (const char *k : {"ratio", "ci_low", "ci_high", "p_value", "mde", "verdict", "pairs",
@@ -288,19 +337,23 @@ struct probe_result {
   bool measured = false;
 };
 
-/// Reads each cell's paired verdict: the rows, the smallest delay seen per path, the A/A.
+/// Reads each cell's paired verdict: the rows, the smallest delay seen per path, the A/As (each
+/// must read neither slower nor faster).
 probe_result read_delays(const calibrate_options &o, const std::vector<delay_cell> &cells,
                          const json &summary, std::ostream &out) {
   probe_result r;
   json rows = json::array(), smallest = {{"proc", nullptr}, {"dlsym", nullptr}};
-  bool aa_clean = false, largest_seen = true;
+  bool aa_clean = true, largest_seen = true;
+  for (const auto &d : cells)
+    if (d.path == bindings_path)
+      smallest[bindings_path] = nullptr;
   for (const auto &d : cells) {
     const json *p = paired_for(summary, d.id);
     print_row(out, d, p);
     rows.push_back(row_json(d, p));
     const std::string verdict = p ? p->value("verdict", "") : "";
     if (d.path.empty()) {
-      aa_clean = p && (verdict == "same" || verdict == "ambiguous");
+      aa_clean = aa_clean && p && (verdict == "same" || verdict == "ambiguous");
       continue;
     }
     const bool seen = verdict == expected(d.path);
@@ -309,13 +362,34 @@ probe_result read_delays(const calibrate_options &o, const std::vector<delay_cel
     if (d.pct == o.delays_pct.back())
       largest_seen = largest_seen && seen;
   }
-  for (const char *path : {"proc", "dlsym"})
-    out << "  smallest delay read on the " << path
-        << " path: " << (smallest[path].is_null() ? "none" : smallest[path].dump()) << "\n";
+  for (const char *path : {"proc", "dlsym", bindings_path})
+    if (smallest.contains(path))
+      out << "  smallest delay read on the " << path
+          << " path: " << (smallest[path].is_null() ? "none" : smallest[path].dump()) << "\n";
   out << "  A/A: " << (aa_clean ? "neither slower nor faster" : "READS A DIFFERENCE") << "\n";
   r.report = {{"rows", rows}, {"smallest", smallest}, {"aa_clean", aa_clean}};
   r.ok = aa_clean && largest_seen;
   return r;
+}
+
+/// The cuda.bindings path's cost per call from the cost run's `cost-bindings` cell; 0 when it
+/// gave none, `why` then naming the probe process's error where it wrote one.
+double bindings_cost(const json &first, std::string &why) {
+  if (const double c = probe_cost(first, "cost-bindings"); c > 0)
+    return c;
+  why = "no measurement";
+  if (first.is_object() && first.contains("errors") && first["errors"].is_array())
+    for (const auto &e : first["errors"])
+      if (e.is_object() && e.value("cell", "") == "cost-bindings")
+        return why = e.value("message", why), 0;
+  return 0;
+}
+
+/// The bindings path's rows with the spin each probe process measured (its actual delay).
+void read_spins(std::vector<delay_cell> &cells, const std::string &results_path, double cost) {
+  for (auto &d : cells)
+    if (d.path == bindings_path && (d.actual_ns = spin_actual_ns(results_path, d.id)) >= 0)
+      d.actual_pct = 100 * d.actual_ns / cost;
 }
 
 /// One probe: its cost and symbols without faults, then the A/A and delay cells.
@@ -324,9 +398,13 @@ probe_result calibrate_probe(const calibrate_options &o, const std::string &prob
   probe_result r;
   const std::string stem =
       is_python_probe(probe) ? probe : probe_registry::instance().select({probe}).front()->name;
-  const std::vector<delay_cell> base{{"cost", "", 0, 0, ""}};
+  std::vector<delay_cell> base{{"cost", "", 0, 0, "", 0, {}}};
+  if (is_python_probe(stem))
+    base.push_back({"cost-bindings", "", 0, 0, "", 0, bindings_env(0)});
   const json first = run_cells(o, calibration_matrix(o, stem, shim, base, 1), stem + ".cost");
   const double cost = probe_cost(first, "cost");
+  std::string bindings_why;
+  const double bindings_ns = is_python_probe(stem) ? bindings_cost(first, bindings_why) : 0;
   probe_target t{stem, o.symbols.empty()
                            ? bound_symbols(o.out_dir + "/" + stem + ".cost.jsonl", stem)
                            : o.symbols};
@@ -338,14 +416,22 @@ probe_result calibrate_probe(const calibrate_options &o, const std::string &prob
     return r;
   }
   r.measured = true;
-  const auto cells = delay_cells(o, t, cost);
+  auto cells = delay_cells(o, t, cost, bindings_ns);
   const json summary =
       run_cells(o, calibration_matrix(o, stem, shim, cells, o.rounds), stem + ".results");
+  read_spins(cells, o.out_dir + "/" + stem + ".results.jsonl", bindings_ns);
   std::string syms;
   for (const auto &sym : t.symbols)
     syms += (syms.empty() ? "" : ", ") + sym;
   out << "calibrate: " << stem << " costs " << cost << " ns per call through " << o.target
       << "; delays into " << syms << "; nvidia / internal, paired:\n";
+  if (is_python_probe(stem))
+    out << "  bindings path: "
+        << (bindings_ns > 0 ? "cuda.bindings costs " + number_text(bindings_ns) +
+                                  " ns per call; its delays are the probe's spin before each of "
+                                  "direct's calls (bindings+N%, aa-bindings: direct / other)"
+                            : "not calibrated: " + bindings_why)
+        << "\n";
   const json floor = floor_of(summary, stem);
   if (floor.is_object())
     out << "  method floor: " << std::setprecision(3) << 100 * floor.value("floor", 0.0) << "% ("
@@ -356,8 +442,11 @@ probe_result calibrate_probe(const calibrate_options &o, const std::string &prob
   r.report.update({{"probe", stem},
                    {"symbols", t.symbols},
                    {"cost_ns", cost},
+                   {"bindings_cost_ns", bindings_ns > 0 ? json(bindings_ns) : json(nullptr)},
                    {"floor", floor.is_object() ? floor["floor"] : json(nullptr)},
                    {"floor_ns", floor.is_object() ? floor["floor_ns"] : json(nullptr)}});
+  if (!bindings_why.empty())
+    r.report["bindings_error"] = bindings_why;
   return r;
 }
 

@@ -24,9 +24,11 @@ struct calibrate_options {
 
 /// Puts the fault shim in front of the driver and, per probe, runs it paired in an internal cell
 /// (whose other series is the nvidia backend's pointer; for a py.* probe, the Python probe
-/// process: ctypes as `direct`, which binds through dlsym, cuda.bindings as `other`, which binds
-/// through cuGetProcAddress): once without faults to learn its cost
-/// and the symbols it binds, then an A/A cell and one cell per delay and resolution path. Reports
+/// process: ctypes as `direct`, which binds through dlsym, ctypes again as `other`, through the
+/// pointer cuGetProcAddress hands out): once without faults to learn its cost
+/// and the symbols it binds, then an A/A cell and one cell per delay and resolution path. A py.*
+/// probe also calibrates cuda.bindings' call path (`bindings`): both series cuda.bindings, the
+/// probe's own spin before direct's calls, an A/A cell `aa-bindings`. Reports
 /// per probe the method floor (how far the A/A control's interval reached from 1, in % and ns),
 /// each cell's paired verdict, and per path the smallest delay that reads as the slowed backend
 /// being slower. Writes calibrate.json and prints a table. Exit 0 when every A/A reads neither

@@ -10,7 +10,11 @@ stdin. Each probe's three series alternate block by block in a Williams order, a
   other   the other binding, called directly in the same process and context; with --aa (or
           CUPARITY_PYPROBE_OTHER=same) a second function object of the same binding: a control;
           with CUPARITY_PYPROBE_OTHER=proc (`cuparity calibrate`) ctypes again, through the
-          pointer cuGetProcAddress hands out: one call path, the two resolution paths
+          pointer cuGetProcAddress hands out: one call path, the two resolution paths; with
+          CUPARITY_PYPROBE_OTHER=bindings (`cuparity calibrate`) direct and other are both
+          cuda.bindings' driver module, imported without Numba, each call behind one spin
+          wrapper that waits CUPARITY_PYPROBE_DELAY_NS before direct's calls and 0 before
+          other's: a known delay on cuda.bindings' call path
 `own`/`other` are "internal" (ctypes) and "nvidia" (cuda.bindings), so the runner's paired
 verdict reads nvidia / internal as for the C++ probes. cell_start's config records the binding
 the process really got (Numba's USE_NV_BINDING) and whether Numba fell back from the NVIDIA one.
@@ -56,6 +60,8 @@ MAX_BLOCK_ITERATIONS = 1 << 30
 MIN_TRIPLES = 2
 DRIVER_DIR_VARIABLE = "CUPARITY_PYPROBE_DRIVER_DIR"
 OTHER_VARIABLE = "CUPARITY_PYPROBE_OTHER"
+DELAY_VARIABLE = "CUPARITY_PYPROBE_DELAY_NS"
+MAX_DELAY_NS = 1_000_000
 CUDA_SUCCESS = 0
 CUDA_ERROR_NOT_READY = 600
 CU_STREAM_NON_BLOCKING = 1
@@ -576,6 +582,42 @@ PROBE_SYMBOLS = {
 }
 
 
+def spun(op, ns: int):
+    """`op` after a busy wait of `ns` ns on perf_counter_ns: the calibration's known delay. With
+    ns = 0 the wrapper still reads the clock twice, so a delayed and an undelayed series differ
+    by the wait alone (spin_cost measures what the wait really costs, the clock's steps
+    included)."""
+    clock = time.perf_counter_ns
+
+    def call():
+        end = clock() + ns
+        while clock() < end:
+            pass
+        return op()
+
+    return call
+
+
+def delayed(table: dict, ns: int) -> dict:
+    """An ops table (probe -> (op, calls, batch)) with every op behind spun(op, ns)."""
+    return {probe: (spun(op, ns), calls, batch) for probe, (op, calls, batch) in table.items()}
+
+
+def spin_cost(ns: int) -> float:
+    """What spun(op, ns) costs beyond spun(op, 0), per call, in ns: the median of 7 interleaved
+    pairs of 2,000-call loops. Reported beside the delay asked for (the wait ends at the first
+    clock reading past it, so it overshoots by part of one reading)."""
+    if ns <= 0:
+        return 0.0
+    def nothing():
+        return None
+    slow, fast, n = spun(nothing, ns), spun(nothing, 0), 2000
+    diffs = []
+    for _ in range(7):
+        diffs.append((timed_loop(slow, n) - timed_loop(fast, n)) / n)
+    return significant(median(diffs))
+
+
 def block_function(op, batch: bool, fixture: Fixture):
     """A series' block: `n` iterations, timed. A launch iteration is a batch of LAUNCH_BATCH
     launches, timed, then the stream drained untimed (as the C++ launch probes)."""
@@ -901,8 +943,9 @@ def distribution_version(name: str):
 class World:
     """The process's driver, fixture, series and the config it reports in cell_start."""
 
-    def __init__(self, aa: str, requires: list) -> None:
+    def __init__(self, aa: str, requires: list, delay_ns: int = 0) -> None:
         warned: list = []
+        self.delay_ns = delay_ns
         requested_nv = numba_int("NUMBA_CUDA_USE_NVIDIA_BINDING", warned) != 0
         numba_ptds = numba_int("NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM", warned) != 0
         cp_ptds = numba_int("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", warned) != 0
@@ -940,6 +983,14 @@ class World:
                 self.facade = NumbaFacade(nd, own_nv, self.fx)
             except Exception as e:
                 self.facade_missing = f"Numba's driver facade cannot start: {type(e).__name__}: {e}"
+        if aa == "bindings":  # calibration of cuda.bindings' call path: Numba plays no part
+            if nv_module is None:
+                raise StartError("package", f"{OTHER_VARIABLE}=bindings calibrates cuda.bindings' "
+                                 f"call path, which does not import here: {nv_error}", 3)
+            own_nv, own_module, self.fallback, self.fallback_reason = True, nv_module, False, ""
+            self.facade, self.start_problem = None, None
+            self.facade_missing = (f"Numba's facade is not timed in calibration "
+                                   f"({OTHER_VARIABLE}=bindings)")
         self.ptds = cp_ptds if own_nv else numba_ptds
         proc_mode = aa == "proc" and not own_nv
         self.direct = (NvidiaPath(own_module, self.fx) if own_nv
@@ -947,10 +998,11 @@ class World:
                                        resolve="symbol" if proc_mode else ""))
         self.other, self.other_missing, self.same_address = None, None, False
         try:
-            if aa == "same":
+            if aa in ("same", "bindings"):
                 self.other = (NvidiaPath(own_module, self.fx) if own_nv
                               else CtypesPath(self.lib, self.fx, numba_ptds, fresh=True))
-                self.same_address = True
+                # A delayed direct series is no control: it differs from other by design.
+                self.same_address = not delay_ns
             elif proc_mode:
                 self.other = CtypesPath(self.lib, self.fx, numba_ptds, fresh=True, resolve="proc")
                 self.same_address = None  # per probe: whether both pointers are one address
@@ -984,6 +1036,8 @@ class World:
             "other_missing": self.other_missing,
             "facade_missing": self.facade_missing,
             "other_mode": aa or "binding",
+            "delay_ns": delay_ns if aa == "bindings" else None,
+            "delay_actual_ns": spin_cost(delay_ns) if aa == "bindings" else None,
             "cupy": library_version(self.cupy_module, "cupy"),
             "cupy_missing": self.cupy_missing,
             "cuda_core": library_version(self.cuda_core_module, "cuda-core"),
@@ -1000,13 +1054,13 @@ class World:
         }
 
     def start_libraries(self, aa: str, warned: list) -> None:
-        """The cupy and cuda_core series, where each library imports. Not in calibration (`proc`:
-        both series are ctypes there, and the shim's delays are read on them alone)."""
+        """The cupy and cuda_core series, where each library imports. Not in calibration (`proc`,
+        `bindings`: the delays are read on the direct and other series alone)."""
         for label, path_class, importer in (("cupy", CupyPath, import_cupy),
                                             ("cuda_core", CudaCorePath, import_cuda_core)):
-            if aa == "proc":
+            if aa in ("proc", "bindings"):
                 path, missing, module = None, (f"{label} is not timed in calibration "
-                                               f"({OTHER_VARIABLE}=proc)"), None
+                                               f"({OTHER_VARIABLE}={aa})"), None
             else:
                 path, missing, module = start_library(path_class, importer, self.fx, warned)
             setattr(self, label, path)
@@ -1025,9 +1079,12 @@ class Prober:
         self.world, self.probes, self.events = world, probes, events
         self.min_time, self.block_time, self.probe_times = min_time, block_time, probe_times
         self.ops = {"direct": world.direct.ops()}
+        if world.config["other_mode"] == "bindings" and world.other is not None:
+            self.ops = {"direct": delayed(self.ops["direct"], world.delay_ns),
+                        "other": delayed(world.other.ops(), 0)}
         for series in ("facade", "other") + LIBRARY_SERIES:
             path = getattr(world, series)
-            if path is None:
+            if path is None or series in self.ops:
                 continue
             try:
                 self.ops[series] = path.ops()
@@ -1196,6 +1253,23 @@ def serve(prober: Prober, events: Events) -> None:
         prober.run_round(round_, flip != 0)
 
 
+def read_delay(aa: str) -> tuple:
+    """CUPARITY_PYPROBE_DELAY_NS: (ns, "") or (0, why it cannot be used)."""
+    text = os.environ.get(DELAY_VARIABLE)
+    if text is None:
+        return 0, ""
+    if aa != "bindings":
+        return 0, (f"{DELAY_VARIABLE}={text}: a delay is read only with {OTHER_VARIABLE}=bindings "
+                   f"(this process has {OTHER_VARIABLE}='{aa}')")
+    try:
+        ns = int(text)
+    except ValueError:
+        ns = -1
+    if not 0 <= ns <= MAX_DELAY_NS:
+        return 0, f"{DELAY_VARIABLE}='{text}': want whole nanoseconds from 0 to {MAX_DELAY_NS}"
+    return ns, ""
+
+
 def start_failed(events: Events, kind: str, message: str, code: int) -> int:
     events.write({"event": "cell_error", "kind": kind, "message": f"python probe: {message}"})
     print(f"cuparity_pyprobe: {message}", file=sys.stderr)
@@ -1225,11 +1299,15 @@ def main(argv: list) -> int:
     pin_cpu(args.cpu)
     events = Events(args.events_fd)
     aa = "same" if args.aa else os.environ.get(OTHER_VARIABLE, "")
-    if aa not in ("", "same", "proc"):
+    if aa not in ("", "same", "proc", "bindings"):
         return start_failed(events, "config", f"{OTHER_VARIABLE}='{aa}': want 'same' (an A/A "
-                            "control) or 'proc' (ctypes through cuGetProcAddress's pointer)", 2)
+                            "control), 'proc' (ctypes through cuGetProcAddress's pointer) or "
+                            "'bindings' (cuda.bindings twice, the calibration's delay)", 2)
+    delay_ns, why = read_delay(aa)
+    if why:
+        return start_failed(events, "config", why, 2)
     try:
-        world = World(aa, args.require)
+        world = World(aa, args.require, delay_ns)
         prober = Prober(world, probes, args.min_time, args.block_time, probe_times, events)
     except StartError as e:
         return start_failed(events, e.kind, str(e), e.code)

@@ -349,26 +349,65 @@ def test_a_python_that_cannot_run_is_the_cells_named_latency_error(tmp_path, set
     assert summary["verdict"] != "EQUIVALENT"
 
 
-def test_calibrate_slows_the_python_ctypes_path_on_either_resolution(tmp_path):
-    """`cuparity calibrate --probe py.*`: ctypes through the symbol (dlsym) against ctypes through
-    cuGetProcAddress's pointer (proc), behind the fault shim; a 50 % delay on either path reads
-    as that side slower (no cuda.bindings needed: both sides are ctypes)."""
+def calibrate(tmp_path: Path, **env: str) -> tuple[subprocess.CompletedProcess, dict]:
     shim = bin_dir() / "libcuparity_fault_shim.so"
     if not shim.is_file():
         pytest.skip("no fault shim built")
     proc = subprocess.run([str(bin_dir() / "cuparity"), "calibrate", "--probe",
                            "py.ctx.get_current", "--target", str(sim()), "--out",
                            str(tmp_path / "cal"), "--min-time", "0.02", "--delays", "50",
-                           "--rounds", "1"], env=clean_env(), capture_output=True, text=True,
+                           "--rounds", "1"], env=clean_env(**env), capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode in (0, 1), proc.stdout + proc.stderr
     (report,) = json.loads((tmp_path / "cal" / "calibrate.json").read_text())["probes"]
+    return proc, report
+
+
+def test_calibrate_slows_the_python_ctypes_and_cuda_bindings_paths(tmp_path):
+    """`cuparity calibrate --probe py.*`: ctypes through the symbol (dlsym) against ctypes through
+    cuGetProcAddress's pointer (proc), behind the fault shim; and cuda.bindings against itself,
+    direct's calls behind the probe's spin (bindings). A 50 % delay on any path reads as that side
+    slower: a delay that large is far outside the simulated driver's noise, and a spin never ends
+    before its time."""
+    proc, report = calibrate(tmp_path, PYTHONPATH=FAKES, PYPROBE_FAKE_CUDA="1")
     assert report["probe"] == "py.ctx.get_current" and report["cost_ns"] > 0
     assert report["symbols"] == ["cuCtxGetCurrent"]
     rows = {r["cell"]: r for r in report["rows"]}
     assert rows["aa"]["same_address"] is True
     assert rows["proc+50%"]["verdict"] == "slower" and rows["dlsym+50%"]["verdict"] == "faster"
     assert report["smallest"]["proc"]["delay_pct"] == 50
+    # The bindings path: its own A/A, its delay a share of cuda.bindings' own cost, the spin the
+    # probe measured beside it, and no shim fault (the pointer is the same for both series).
+    assert "bindings_error" not in report and report["bindings_cost_ns"] > 0
+    assert rows["aa-bindings"]["same_address"] is True
+    delayed = rows["bindings+50%"]
+    assert (delayed["path"], delayed["faults"], delayed["same_address"]) == ("bindings", "", False)
+    assert delayed["delay_ns"] == round(report["bindings_cost_ns"] / 2)
+    assert delayed["actual_ns"] > 0 and delayed["verdict"] == "slower"
+    assert report["smallest"]["bindings"]["delay_pct"] == 50
+    assert "bindings path: cuda.bindings costs" in proc.stdout
+
+
+def test_calibrate_names_a_cuda_bindings_path_it_cannot_time(tmp_path):
+    proc, report = calibrate(tmp_path)
+    assert "does not import here" in report["bindings_error"]
+    assert report["bindings_cost_ns"] is None and "bindings" not in report["smallest"]
+    assert {r["cell"] for r in report["rows"]} == {"aa", "proc+50%", "dlsym+50%"}
+    assert "bindings path: not calibrated: python probe: CUPARITY_PYPROBE_OTHER=bindings" in (
+        proc.stdout)
+
+
+def test_a_delay_is_read_only_in_the_bindings_mode():
+    for env, message in (({}, "a delay is read only with CUPARITY_PYPROBE_OTHER=bindings"),
+                         ({"CUPARITY_PYPROBE_OTHER": "bindings"}, "want whole nanoseconds")):
+        proc = subprocess.run([sys.executable, str(SCRIPT), "--events-fd", "1", "--probe",
+                               "py.ctx.get_current"],
+                              env=clean_env(NUMBA_CUDA_DRIVER=str(sim()),
+                                            CUPARITY_PYPROBE_DELAY_NS="-5", **env),
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        (event,) = [json.loads(line) for line in proc.stdout.splitlines()]
+        assert event["event"] == "cell_error" and message in event["message"]
 
 
 def test_python_path_rows_set_each_py_probe_against_its_cpp_twin(python_run):
