@@ -24,7 +24,7 @@ std::string resolve_matrix_argument(const std::string &arg, const std::string &e
   const std::string dir = shipped_matrices_dir(exe_dir);
   if (dir.empty() || arg == "." || arg == "..")
     return arg;
-  for (const std::string name : {arg, arg + ".toml"}) {
+  for (const std::string &name : {arg, arg + ".toml"}) {
     const fs::path candidate = fs::path(dir) / name;
     if (candidate.extension() == ".toml" && fs::is_regular_file(candidate, ec))
       return candidate.string();
