@@ -28,6 +28,10 @@ _ENTRIES = {
 }
 
 BINDING = "proc" if os.environ.get("NUMBA_CUDA_USE_NVIDIA_BINDING") == "1" else "dlsym"
+# What each benchmark reports as the binding it used (pytest-benchmark's extra_info, pyperf's
+# metadata `cuparity_binding`), in cuparity's words: cuparity sets figures that say another
+# binding than their cell's aside, so a fallback is never compared as the binding it did not use.
+CUPARITY_BINDING = "nvidia" if BINDING == "proc" else "internal"
 
 
 def _bind() -> dict:

@@ -5,7 +5,7 @@ import pyperf
 import drvcalls
 
 if __name__ == "__main__":
-    runner = pyperf.Runner()
+    runner = pyperf.Runner(metadata={"cuparity_binding": drvcalls.CUPARITY_BINDING})
     drvcalls.setup()
     runner.bench_func("ctx_get_current", drvcalls.ctx_get_current)
     runner.bench_func("alloc_free_4k", drvcalls.alloc_free_4k)

@@ -10,6 +10,11 @@ def context():
     drvcalls.setup()
 
 
+@pytest.fixture(autouse=True)
+def binding(benchmark):
+    benchmark.extra_info["cuparity_binding"] = drvcalls.CUPARITY_BINDING
+
+
 def test_ctx_get_current(benchmark):
     benchmark(drvcalls.ctx_get_current)
 

@@ -29,7 +29,10 @@ def context():
 
 @pytest.fixture(autouse=True)
 def binding(benchmark):
-    benchmark.extra_info["numba_binding"] = _binding_used()
+    used = _binding_used()
+    benchmark.extra_info["numba_binding"] = used
+    if used != "unknown":  # cuparity leaves out figures of another binding than the cell's
+        benchmark.extra_info["cuparity_binding"] = "nvidia" if used == "nvidia" else "internal"
 
 
 @cuda.jit

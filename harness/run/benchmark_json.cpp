@@ -33,6 +33,20 @@ const json &benchmarks_of(const json &doc) {
   return list;
 }
 
+/// `cuparity_binding` of `object` (at `path`), where it is: "internal" or "nvidia", or refused.
+void read_binding(benchmark_timing &t, const json *object, const std::string &path) {
+  if (!object)
+    return;
+  const json *v = optional_member(*object, path, "cuparity_binding", json_kind::string);
+  if (!v)
+    return;
+  t.binding_at = member_path(path, "cuparity_binding");
+  t.binding = v->get<std::string>();
+  if (t.binding != "internal" && t.binding != "nvidia")
+    throw json_input_error(t.binding_at,
+                           "'" + t.binding + "' is no binding (expected internal or nvidia)");
+}
+
 void add_unique(std::vector<benchmark_timing> &out, std::set<std::string> &seen, benchmark_timing t,
                 const std::string &path) {
   if (!seen.insert(t.test).second)
@@ -69,6 +83,8 @@ std::vector<benchmark_timing> read_pytest_benchmark(const json &doc) {
                                   member_path(stats_at, "median")));
     t.values = values.size();
     t.median_ns = median(to_ns(std::move(values)));
+    read_binding(t, optional_member(list[i], at, "extra_info", json_kind::object),
+                 member_path(at, "extra_info"));
     add_unique(out, seen, std::move(t), member_path(at, "fullname"));
   }
   return out;
@@ -115,6 +131,9 @@ std::vector<benchmark_timing> read_pyperf(const json &doc) {
                              "no run of '" + t.test + "' has values (only calibration or warmups)");
     t.values = values.size();
     t.median_ns = median(to_ns(std::move(values)));
+    read_binding(t, own, member_path(at, "metadata"));
+    if (t.binding.empty())
+      read_binding(t, common, "metadata");
     add_unique(out, seen, std::move(t), name_at);
   }
   return out;

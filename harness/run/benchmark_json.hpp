@@ -14,12 +14,18 @@ struct benchmark_timing {
   std::string test;       ///< pytest-benchmark: `fullname` (a node id); pyperf: metadata `name`
   double median_ns = 0;   ///< the median of its values (pytest-benchmark: stats.data, else median)
   std::size_t values = 0; ///< how many values that median is of (1: stats.median alone)
+  /// The binding the benchmark says its process really used, "internal" or "nvidia" ("" where it
+  /// says none): pytest-benchmark's `extra_info.cuparity_binding`, pyperf's metadata
+  /// `cuparity_binding`. A Numba that fell back to ctypes in an NVIDIA cell says so here.
+  std::string binding;
+  std::string binding_at; ///< the member it came from, for messages
 };
 
 /// pytest-benchmark's `--benchmark-json` (5.x): `benchmarks[]`, each with `fullname` and `stats`
 /// (`data`, its per-round per-call seconds with --benchmark-save-data, else `median`). Throws
 /// json_input_error naming the member ("benchmarks[1].stats.median: ...") for a wrong or missing
-/// one, a time that is not positive, a name listed twice, or no benchmark at all.
+/// one, a time that is not positive, a name listed twice, no benchmark at all, or a
+/// `cuparity_binding` other than "internal" or "nvidia".
 [[nodiscard]] std::vector<benchmark_timing> read_pytest_benchmark(const nlohmann::json &doc);
 
 /// pyperf's `-o` file (pyperf 2.10, format "1.0"): `benchmarks[]`, each with `runs[].values` (per

@@ -39,6 +39,7 @@ struct bench_cell {
   std::map<std::string, std::string> env;
   std::string env_error; ///< why the cell's environment could not be made ("" when it was)
   std::set<std::string> failed;
+  std::string binding; ///< the binding the cell's variables select ("" when unread)
 };
 
 class benchmark_rounds {
@@ -60,9 +61,11 @@ public:
       try {
         b.env = cell_environment(m_matrix, c, m_options.gpu,
                                  lock_directory(m_options.out_root, m_options.gpu));
-        if (json config = cell_config(b.env); !config.is_null())
+        if (json config = cell_config(b.env); !config.is_null()) {
+          b.binding = config.value("binding", "");
           m_results.append(make_record(record_type::latency_cell,
                                        {{"cell", c.id}, {"config", std::move(config)}}));
+        }
       } catch (const results_write_error &) {
         throw;
       } catch (const std::exception &e) {
@@ -137,6 +140,10 @@ private:
         return false;
       }
       timings = read_benchmark_file(json_path, x.format);
+      if (const std::string why = benchmark_binding_problem(timings, b.binding); !why.empty()) {
+        fail(x, b, round, why, "did not time the cell's binding");
+        return false;
+      }
     } catch (const results_write_error &) {
       throw;
     } catch (const std::exception &e) {
@@ -169,9 +176,10 @@ private:
   }
 
   /// The benchmark's error in this cell: a latency_error record, and no further round there.
-  void fail(const external_benchmark &x, bench_cell &b, int round, const std::string &why) {
+  void fail(const external_benchmark &x, bench_cell &b, int round, const std::string &why,
+            const std::string &what = "could not run") {
     b.failed.insert(x.name);
-    const std::string message = "benchmark '" + x.name + "' could not run: " + why;
+    const std::string message = "benchmark '" + x.name + "' " + what + ": " + why;
     std::cerr << "cuparity run: cell " << b.c->id << ", round " << round << ": " << message << "\n";
     m_results.append(make_record(
         record_type::latency_error,
@@ -187,6 +195,16 @@ private:
 };
 
 } // namespace
+
+std::string benchmark_binding_problem(const std::vector<benchmark_timing> &timings,
+                                      const std::string &cell_binding) {
+  for (const auto &t : timings)
+    if (!t.binding.empty() && !cell_binding.empty() && t.binding != cell_binding)
+      return "'" + t.test + "' reports it bound " + t.binding + " (" + t.binding_at +
+             ") where the cell's variables select " + cell_binding +
+             " (a fallback): its figures are left out, never compared as " + cell_binding;
+  return "";
+}
 
 std::string benchmark_probe(const std::string &benchmark, const std::string &test) {
   return "bench:" + benchmark + ":" + test;

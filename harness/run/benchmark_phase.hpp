@@ -3,6 +3,7 @@
 
 #include "harness/matrix/matrix.hpp"
 #include "harness/protocol/results.hpp"
+#include "harness/run/benchmark_json.hpp"
 
 #include <atomic>
 #include <string>
@@ -29,5 +30,12 @@ void run_benchmark_phase(const matrix &m, const benchmark_run_options &options,
 
 /// A benchmark's probe name: "bench:<benchmark>:<test>".
 [[nodiscard]] std::string benchmark_probe(const std::string &benchmark, const std::string &test);
+
+/// Why a benchmark process's figures cannot stand as its cell's ("" when they can): a benchmark
+/// that says it bound another binding than the cell's variables select (Numba fell back to ctypes
+/// in an NVIDIA cell, say) would be compared as the binding it did not use. A benchmark that says
+/// nothing, or a cell whose binding is unread, is taken at the cell's word.
+[[nodiscard]] std::string benchmark_binding_problem(const std::vector<benchmark_timing> &timings,
+                                                    const std::string &cell_binding);
 
 } // namespace cuparity

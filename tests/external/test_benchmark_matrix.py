@@ -61,7 +61,8 @@ def test_cells_of_different_bindings_are_compared_and_the_control_against_its_ce
 
 
 def test_a_benchmark_that_cannot_run_is_its_cells_named_error(bench):
-    errors = {p["cell"]: p["message"] for p in problems(bench, "cell_error")}
+    errors = {p["cell"]: p["message"] for p in problems(bench, "cell_error")
+              if "'broken'" in p["message"]}
     assert set(errors) == {"nv=0", "nv=1"}, errors
     assert errors["nv=0"].startswith("benchmark 'broken' could not run: its process exited with "
                                      "code 1 and wrote no JSON at ")
@@ -70,6 +71,21 @@ def test_a_benchmark_that_cannot_run_is_its_cells_named_error(bench):
     assert "/broken/r0/benchmark.json: benchmarks[0].stats.median: missing" in errors["nv=1"]
     assert errors["nv=1"].endswith("(read as pytest-benchmark JSON)")
     assert bench["verdict"] == "failed" and bench["exit_code"] == 1
+
+
+def test_a_benchmark_that_bound_another_binding_than_its_cell_is_named_not_compared(bench):
+    """A benchmark's own word on its binding (extra_info.cuparity_binding): where it differs from
+    the cell's (a Numba fallback), its figures are left out and the cell has a named error."""
+    errors = [p for p in problems(bench, "cell_error") if "'fallback'" in p["message"]]
+    assert [p["cell"] for p in errors] == ["nv=1"]
+    assert errors[0]["message"].startswith(
+        "benchmark 'fallback' did not time the cell's binding: 't.py::test_launch' reports it "
+        "bound internal (benchmarks[0].extra_info.cuparity_binding) where the cell's variables "
+        "select nvidia (a fallback)")
+    probes = {p["name"]: p for p in bench["latency"]["probes"]}
+    assert list(probes["bench:fallback:t.py::test_launch"]["samples"]) == ["nv=0"]
+    # The examples say which binding they used, and it is their cell's: nothing left out.
+    assert not [p for p in problems(bench, "cell_error") if "'drvcalls" in p["message"]]
 
 
 def test_compare_of_two_runs_lists_the_benchmark_series(bench_run, tmp_path):

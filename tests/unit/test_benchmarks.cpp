@@ -73,6 +73,39 @@ TEST_CASE("pyperf JSON: every run's values, calibration runs skipped, in ns", "[
   CHECK(t[0].values == 3);
 }
 
+TEST_CASE("a benchmark's own word on its binding: extra_info or metadata cuparity_binding",
+          "[benchmark]") {
+  json d = pytest_doc();
+  d["benchmarks"][1]["extra_info"] = {{"cuparity_binding", "internal"}};
+  auto t = read_pytest_benchmark(d);
+  CHECK(t[0].binding.empty());
+  CHECK(t[1].binding == "internal");
+  CHECK(t[1].binding_at == "benchmarks[1].extra_info.cuparity_binding");
+  json y = pyperf_doc();
+  y["metadata"]["cuparity_binding"] = "nvidia"; // the file's, shared by its benchmarks
+  CHECK(read_pyperf(y)[0].binding == "nvidia");
+  y["benchmarks"][0]["metadata"]["cuparity_binding"] = "internal"; // its own comes first
+  CHECK(read_pyperf(y)[0].binding == "internal");
+  d["benchmarks"][1]["extra_info"]["cuparity_binding"] = "ctypes";
+  CHECK_THROWS_WITH(read_pytest_benchmark(d),
+                    Catch::StartsWith("benchmarks[1].extra_info.cuparity_binding: 'ctypes' is no "
+                                      "binding (expected internal or nvidia)"));
+}
+
+TEST_CASE("a benchmark that bound another binding than its cell's is left out, named",
+          "[benchmark]") {
+  std::vector<benchmark_timing> t(2);
+  t[0].test = "t.py::test_a", t[1].test = "t.py::test_b";
+  CHECK(benchmark_binding_problem(t, "nvidia").empty()); // it says nothing: the cell's word
+  t[1].binding = "nvidia", t[1].binding_at = "benchmarks[1].extra_info.cuparity_binding";
+  CHECK(benchmark_binding_problem(t, "nvidia").empty());
+  CHECK(benchmark_binding_problem(t, "").empty()); // the cell's binding unread: nothing to hold
+  CHECK(benchmark_binding_problem(t, "internal") ==
+        "'t.py::test_b' reports it bound nvidia (benchmarks[1].extra_info.cuparity_binding) where "
+        "the cell's variables select internal (a fallback): its figures are left out, never "
+        "compared as internal");
+}
+
 TEST_CASE("benchmark JSON that cannot be read names the member and what is wrong",
           "[benchmark][errors]") {
   auto pytest_error = [](const json &doc) {
