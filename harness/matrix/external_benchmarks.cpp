@@ -41,7 +41,7 @@ void set_format(external_benchmark &x, const key_value &v) {
 }
 
 void set_environment(external_benchmark &x, const key_value &v) {
-  x.environment = environment_table(v, "{json}");
+  x.environment = environment_table(v, {"{out}", "{json}"});
 }
 
 void set_root(external_benchmark &x, const key_value &v) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 namespace cuparity::matrix_detail {
 namespace {
@@ -65,18 +66,32 @@ std::optional<std::string> not_a_folder(const std::filesystem::path &dir) {
 
 } // namespace
 
+namespace {
+
+/// The placeholder a string names that is neither {bin}, {matrix_dir} nor one of `run_time`, if
+/// any; and the list of the known ones, for its message.
+std::optional<std::string> unknown_of(std::string written, const std::vector<std::string> &run_time,
+                                      std::string &known) {
+  known = "{bin}, {matrix_dir}";
+  for (const std::string &name : run_time) {
+    known += ", " + name;
+    for (auto at = written.find(name); at != std::string::npos; at = written.find(name))
+      written.erase(at, name.size());
+  }
+  return unknown_placeholder(written);
+}
+
+} // namespace
+
 std::string run_time_text(const key_value &v, std::string written, const std::string &run_time) {
-  std::string probe = written;
-  for (const std::string &name : {std::string("{out}"), run_time})
-    for (auto at = probe.find(name); at != std::string::npos; at = probe.find(name))
-      probe.erase(at, name.size());
-  if (auto p = unknown_placeholder(probe))
-    v.fail("unknown placeholder " + *p + " (known: {bin}, {matrix_dir}, {out}, " + run_time + ")");
+  std::string known;
+  if (auto p = unknown_of(written, {"{out}", run_time}, known))
+    v.fail("unknown placeholder " + *p + " (known: " + known + ")");
   return substitute_placeholders(std::move(written), v.context().reader.dir());
 }
 
 std::map<std::string, std::string> environment_table(const key_value &v,
-                                                     const std::string &run_time) {
+                                                     const std::vector<std::string> &run_time) {
   std::map<std::string, std::string> out;
   for (const auto &[k, node] : *v.node().as_table()) {
     const std::string name(k.str());
@@ -85,7 +100,11 @@ std::map<std::string, std::string> environment_table(const key_value &v,
       v.context().reader.error(node, v.key() + "." + name + ": must be a string");
     if (name.empty() || name.find('=') != std::string::npos)
       v.context().reader.error(k, v.key() + ": " + in_quotes(name) + " is no variable name");
-    out[name] = run_time_text(v, std::string(text->get()), run_time);
+    std::string written(text->get()), known;
+    if (auto p = unknown_of(written, run_time, known))
+      v.context().reader.error(node, v.key() + "." + name + ": unknown placeholder " + *p +
+                                         " (known: " + known + ")");
+    out[name] = substitute_placeholders(std::move(written), v.context().reader.dir());
   }
   return out;
 }

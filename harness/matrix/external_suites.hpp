@@ -28,10 +28,11 @@ void set_suite_root(external_suite &x, const key_value &v);
 [[nodiscard]] std::string run_time_text(const key_value &v, std::string written,
                                         const std::string &run_time);
 
-/// An `environment` table of such an entry: each value a string (run_time_text), each key a
-/// variable name. Throws matrix_error at the offending key or value.
-[[nodiscard]] std::map<std::string, std::string> environment_table(const key_value &v,
-                                                                   const std::string &run_time);
+/// An `environment` table (of such an entry, or [latency] python_environment): each key a
+/// variable name, each value a string with {bin} and {matrix_dir} substituted and `run_time`'s
+/// placeholders left for the process's start. Throws matrix_error at the offending key or value.
+[[nodiscard]] std::map<std::string, std::string>
+environment_table(const key_value &v, const std::vector<std::string> &run_time);
 
 /// After the cells are expanded: a suite's or program's environment may not set a variable of the
 /// cells.

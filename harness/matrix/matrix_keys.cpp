@@ -234,19 +234,7 @@ void set_python_requires(latency_settings &l, const key_value &v) {
 
 /// Variables the Python probe process gets besides the cell's ({bin}, {matrix_dir} substituted).
 void set_python_environment(latency_settings &l, const key_value &v) {
-  for (const auto &[k, node] : *v.node().as_table()) {
-    const std::string name(k.str());
-    const auto *text = node.as_string();
-    if (!text)
-      v.context().reader.error(node, v.key() + "." + name + ": must be a string");
-    if (name.empty() || name.find('=') != std::string::npos)
-      v.context().reader.error(k, v.key() + ": " + in_quotes(name) + " is no variable name");
-    const std::string written(text->get());
-    if (auto p = unknown_placeholder(written))
-      v.context().reader.error(node, v.key() + "." + name + ": unknown placeholder " + *p +
-                                         " (known: {bin}, {matrix_dir})");
-    l.python_environment[name] = substitute_placeholders(written, v.context().reader.dir());
-  }
+  l.python_environment = environment_table(v, {});
 }
 
 /// Thresholds are looked up by a probe's exact name: a glob or an unknown name would never apply.
@@ -304,7 +292,7 @@ void set_suite_junit(external_suite &x, const key_value &v) {
 
 /// Checked against the matrix's variables once the cells exist (suites.cpp).
 void set_suite_environment(external_suite &x, const key_value &v) {
-  x.environment = environment_table(v, "{junit}");
+  x.environment = environment_table(v, {"{out}", "{junit}"});
 }
 
 /// A program writes no JUnit file: {junit} would name a file nobody reads.
