@@ -75,18 +75,34 @@ inline std::set<int> survivors(const std::string &marker, std::chrono::milliseco
   return alive;
 }
 
-/// The simulated driver's objects in /dev/shm made by one of `pids` (their names carry the pid:
-/// "cuparity-sim[-ev].<pid>.<start>.<n>", tests/simdriver/src/shm_names.cpp).
-inline std::set<std::string> shm_objects_of(const std::set<int> &pids) {
+/// The variable that names the simulated driver's shared-memory objects and limits its sweeps of
+/// dead makers' objects to those of its tag (tests/simdriver/README.md). A test that watches what
+/// a killed run left in /dev/shm gives that run a tag of its own: untagged, any simulated process
+/// starting or ending on the machine (a parallel ctest, another checkout) sweeps them first.
+inline constexpr const char *shm_tag_variable = "CUPARITY_SIM_SHM_TAG";
+
+/// A tag no other live process uses (1 to 6 of [a-z0-9]): "u" and this process's pid in base 36
+/// (at most 5 digits below pid_max's limit of 2^22); the simulator's own tests use the bare pid.
+inline std::string new_shm_tag() {
+  std::string out;
+  for (auto n = static_cast<unsigned long>(getpid()); n > 0; n /= 36)
+    out.insert(out.begin(), "0123456789abcdefghijklmnopqrstuvwxyz"[n % 36]);
+  return "u" + out;
+}
+
+/// The simulated driver's objects in /dev/shm made by one of `pids` under `tag` (their names
+/// carry both: "cuparity-sim[-ev]-t<tag>.<pid>.<start>.<n>", tests/simdriver/src/shm_names.cpp).
+inline std::set<std::string> shm_objects_of(const std::set<int> &pids, const std::string &tag) {
   std::set<std::string> out;
   std::error_code ec;
   for (const auto &e : std::filesystem::directory_iterator("/dev/shm", ec)) {
     const std::string name = e.path().filename().string();
-    for (const std::string prefix : {"cuparity-sim.", "cuparity-sim-ev."})
+    for (const std::string &prefix :
+         {"cuparity-sim-t" + tag + ".", "cuparity-sim-ev-t" + tag + "."})
       if (name.compare(0, prefix.size(), prefix) == 0) {
         const std::string rest = name.substr(prefix.size());
         const std::size_t dot = rest.find('.');
-        if (dot != std::string::npos && rest.find_first_not_of("0123456789") == dot &&
+        if (dot != std::string::npos && dot > 0 && rest.find_first_not_of("0123456789") == dot &&
             pids.count(std::stoi(rest.substr(0, dot))))
           out.insert(name);
       }

@@ -349,8 +349,8 @@ TEST_CASE("a generated CTest suite schedules cells over GPUs by resource groups 
   auto dir = scratch("ctest");
   auto m = write(dir + "/m.toml", four_cells);
   // In a GitHub job: a cell is no page of the job's step summary (the merge is the run).
-  test::vars env = sim_env(
-      {{"CUPARITY_SIM_DEVICES", "2"}, {"GITHUB_STEP_SUMMARY", dir + "/step-summary.md"}});
+  test::vars env =
+      sim_env({{"CUPARITY_SIM_DEVICES", "2"}, {"GITHUB_STEP_SUMMARY", dir + "/step-summary.md"}});
   auto gen = test::run_cuparity({"ctest", m, "--out", dir + "/suite", "--gpu-count", "2"}, env);
   INFO(gen.out << gen.err);
   REQUIRE(gen.exit_code == 0);
@@ -729,13 +729,15 @@ NUMBA_CUDA_USE_NVIDIA_BINDING = ["0", "1"]
 
 /// A runner started in the background, every process of its run carrying `marker`.
 process_spec marked_run(std::vector<std::string> args, const std::string &marker,
-                        const std::string &sim_faults = "") {
+                        const std::string &sim_faults = "", const std::string &shm_tag = "") {
   process_spec spec;
   spec.argv = {CUPARITY_EXE, "run"};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.env = sim_env({{"PATH", "/usr/bin:/bin"}, {test::run_marker_variable, marker}});
   if (!sim_faults.empty())
     spec.env["CUPARITY_SIM_FAULTS"] = sim_faults;
+  if (!shm_tag.empty())
+    spec.env[test::shm_tag_variable] = shm_tag;
   return spec;
 }
 
@@ -780,6 +782,10 @@ TEST_CASE("SIGKILL of the runner: its cells and helpers die with it, their /dev/
   auto dir = scratch("orphans_sigkill");
   auto m = write(dir + "/m.toml", ipc_cells);
   const std::string marker = test::new_run_marker("sigkill");
+  // The run's objects carry a tag of their own, which its cells inherit (the runner passes its
+  // environment on): a simulated process of another test or checkout sweeps only its own tag's,
+  // so none can remove this run's before the checks below.
+  const std::string tag = test::new_shm_tag();
   std::set<int> seen;
   {
     // The cells stop at their first free of memory or of an event, for far longer than the
@@ -787,14 +793,15 @@ TEST_CASE("SIGKILL of the runner: its cells and helpers die with it, their /dev/
     // the host (the runner's environment reaches its cells; the resumed run below has no fault).
     child_process runner(marked_run({m, "--out", dir + "/cut", "-j", "2"}, marker,
                                     "cuMemFree_v2:delay_ns=300000000000;"
-                                    "cuEventDestroy_v2:delay_ns=300000000000"),
+                                    "cuEventDestroy_v2:delay_ns=300000000000",
+                                    tag),
                          dir + "/runner.log");
     bool helper = false;
     seen = until_helper_runs(marker, helper);
     REQUIRE(helper);
     // Kill once the run's processes hold shared memory (the cells' IPC buffers); a kill before
     // that leaves nothing for the sweep below to prove.
-    for (int i = 0; i < 3000 && test::shm_objects_of(seen).empty(); ++i) {
+    for (int i = 0; i < 3000 && test::shm_objects_of(seen, tag).empty(); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       for (int pid : test::marked_processes(marker))
         seen.insert(pid);
@@ -810,17 +817,18 @@ TEST_CASE("SIGKILL of the runner: its cells and helpers die with it, their /dev/
   for (int pid : left)
     ::kill(pid, SIGKILL);
 
-  // A killed process cannot unlink its shared-memory objects; the next simulated process to
-  // start (here the resumed run's driver check and cells) removes those of dead makers.
-  CHECK_FALSE(test::shm_objects_of(seen).empty()); // else the sweep below proves nothing
-  auto resumed = test::run_cuparity({"run", m, "--out", dir + "/cut", "--resume"}, sim_env());
+  // A killed process cannot unlink its shared-memory objects; the next simulated process of its
+  // tag to start (here the resumed run's driver check and cells) removes those of dead makers.
+  CHECK_FALSE(test::shm_objects_of(seen, tag).empty()); // else the sweep below proves nothing
+  auto resumed = test::run_cuparity({"run", m, "--out", dir + "/cut", "--resume"},
+                                    sim_env({{test::shm_tag_variable, tag}}));
   INFO(resumed.out << resumed.err);
   CHECK(resumed.exit_code == 0);
   CHECK(case_records(dir + "/cut").size() == 6);
   // The resumed run's own processes ended normally and unlinked theirs.
   std::set<int> all = cell_pids(dir + "/cut");
   all.insert(seen.begin(), seen.end());
-  const auto objects = test::shm_objects_of(all);
+  const auto objects = test::shm_objects_of(all, tag);
   INFO("left in /dev/shm: " << objects.size()
                             << (objects.empty() ? "" : " e.g. " + *objects.begin()));
   CHECK(objects.empty());
