@@ -12,13 +12,17 @@
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <csignal>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <sys/file.h>
 #include <thread>
+#include <unistd.h>
 
 using namespace cuparity;
 namespace fs = std::filesystem;
@@ -428,11 +432,31 @@ TEST_CASE("exclusive cases are listed as such", "[runner]") {
 }
 
 namespace {
-/// Waits up to 2 s for `flag`: a lock that wrongly blocks then fails a CHECK instead of hanging.
+/// Waits up to 30 s for `flag`: a lock that wrongly blocks then fails a CHECK instead of hanging
+/// (a thread that is let in may wait long for a core on a loaded CI machine).
 bool becomes_true(const std::atomic<bool> &flag) {
-  for (int i = 0; i < 200 && !flag.load(); ++i)
+  for (int i = 0; i < 3000 && !flag.load(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   return flag.load();
+}
+
+/// Whether another open file description holds `file` (one of the lock's files): a try at an
+/// exclusive flock fails. A try that succeeds lets go at once.
+bool held_elsewhere(const fs::path &file) {
+  const int fd = ::open(file.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd); // lets go of a lock it got
+  return held;
+}
+
+/// Waits up to 30 s until a writer thread holds `file`: the writer's step the test needs taken
+/// before it goes on, seen rather than assumed after a sleep.
+bool becomes_held(const fs::path &file) {
+  for (int i = 0; i < 3000 && !held_elsewhere(file); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return held_elsewhere(file);
 }
 } // namespace
 
@@ -458,7 +482,10 @@ TEST_CASE("the GPU lock: a writer waits for every reader, a waiting writer holds
     writer_done = true;
     writer.release();
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(100)); // the writer is queued by now
+  // The writer is queued once it holds the case turnstile (gpu_lock.cpp): the reader let go of
+  // it after passing, so no one else holds it now, and a reader that comes later waits there.
+  REQUIRE(becomes_held(dir / "gpu.turnstile.lock"));
+  CHECK_FALSE(writer_in.load());
   std::thread late([&] {
     late_reader.acquire(false); // the queued writer goes first
     late_in = true;
@@ -525,7 +552,9 @@ TEST_CASE("the GPU lock: a writer waiting for a start lets cases run, holds new 
     writer_done = true;
     writer.release();
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(100)); // the writer waits for the start
+  // The writer waits for the start in flight once it holds the start turnstile, its first step
+  // (gpu_lock.cpp); the start let go of it after passing, so no one else holds it now.
+  REQUIRE(becomes_held(dir / "gpu.start-turnstile.lock"));
   // A case of another cell runs meanwhile: the writer does not hold cases back for a start.
   std::thread r([&] {
     reader.acquire(false);
