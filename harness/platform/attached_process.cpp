@@ -80,9 +80,17 @@ process_result run_attached(const std::vector<std::string> &argv,
     argp.push_back(a.data());
   argp.push_back(nullptr);
 
+  // A SIGTERM or SIGHUP that comes before the child's pid is known waits (blocked) until it is,
+  // and is then passed on: unblocked, one that came between the spawn and g_child's store was
+  // lost, and the command ran on to its end.
+  sigset_t forwarded, old_mask;
+  sigemptyset(&forwarded);
+  sigaddset(&forwarded, SIGTERM);
+  sigaddset(&forwarded, SIGHUP);
+  sigprocmask(SIG_BLOCK, &forwarded, &old_mask);
   const ignored_signal no_int(SIGINT), no_quit(SIGQUIT);
   const forwarded_signal term(SIGTERM), hangup(SIGHUP);
-  // The child starts with the default dispositions, not the ignored ones above.
+  // The child starts with the default dispositions, not the ignored ones above, and the old mask.
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   sigset_t defaults;
@@ -92,13 +100,16 @@ process_result run_attached(const std::vector<std::string> &argv,
   sigaddset(&defaults, SIGTERM);
   sigaddset(&defaults, SIGHUP);
   posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setsigmask(&attr, &old_mask);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, argp[0], nullptr, &attr, argp.data(), envp.data());
   posix_spawnattr_destroy(&attr);
+  if (rc == 0)
+    g_child = pid;
+  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   if (rc != 0)
     throw std::system_error(rc, std::generic_category(), "cannot start " + argv[0]);
-  g_child = pid;
   process_result result;
   wait_for_child(pid, result);
   g_child = 0;
