@@ -615,14 +615,28 @@ TEST_CASE("capture refuses what it can before the command runs, and passes a SIG
   // A SIGTERM to cuparity reaches the command; cuparity still writes the map, with the status.
   const std::string out = scratch("term.json");
   fs::remove(out);
+  // The signal goes once cuparity has started the command: its child `sleep` exists (named sleep
+  // once it has exec'd). A fixed `sleep 1` first could end before cuparity had started it on a
+  // loaded machine, and the SIGTERM then ended cuparity itself, before any map.
+  const std::string until_started = R"sh(
+started() {
+  for f in /proc/[0-9]*/stat; do
+    read -r _ name _ parent _ <"$f" && [ "$parent" = "$p" ] && [ "$name" = "(sleep)" ] && return 0
+  done 2>/dev/null
+  return 1
+}
+n=0; until started || [ $n -ge 1500 ]; do sleep 0.02; n=$((n + 1)); done
+started && echo started
+)sh";
   process_spec spec;
   spec.argv = {"/bin/sh", "-c",
-               std::string(CUPARITY_EXE) + " capture --out " + out +
-                   " -- sleep 30 & p=$!; sleep 1; kill -TERM $p; wait $p; echo rc=$?"};
+               std::string(CUPARITY_EXE) + " capture --out " + out + " -- sleep 30 & p=$!" +
+                   until_started + "kill -TERM $p; wait $p; echo rc=$?"};
   spec.env = {{"PATH", "/usr/bin:/bin"}};
-  spec.timeout = std::chrono::seconds(20);
+  spec.timeout = std::chrono::seconds(90);
   const auto r = run_process(spec);
   INFO(r.out << r.err);
+  REQUIRE_THAT(r.out, Catch::Contains("started"));
   CHECK_THAT(r.out, Catch::Contains("rc=143"));
   REQUIRE(fs::exists(out));
   CHECK(json::parse(std::ifstream(out))["exit_status"] == 143);
