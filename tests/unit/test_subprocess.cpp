@@ -151,15 +151,26 @@ bool ended(int pid) {
   return close == std::string::npos || text.compare(close + 1, 3, " Z ") == 0;
 }
 
-/// A shell that starts a cuparity cell stuck in cuInit (a 30 s delay fault) as its child, naming
-/// itself as the cell's parent as subprocess would, and reports the cell's pid on fd 3.
+/// A shell that starts a cuparity cell stuck in cuInit (a 300 s delay fault: far beyond any wait
+/// below, so a cell that should have died cannot end by itself in time and pass) as its child,
+/// naming itself as the cell's parent as subprocess would, and reports the cell's pid on fd 3.
 process_spec shell_with_stuck_cell(const std::string &parent_pid) {
   auto spec = shell("CUPARITY_PARENT_PID=" + parent_pid + " \"$EXE\" cell --case " +
                     "context.current.none & echo $! >&3; exec sleep 30");
   spec.env["EXE"] = CUPARITY_EXE;
   spec.env["NUMBA_CUDA_DRIVER"] = CUPARITY_SIMDRIVER;
-  spec.env["CUPARITY_SIM_FAULTS"] = "cuInit:delay_ns=30000000000";
+  spec.env["CUPARITY_SIM_FAULTS"] = "cuInit:delay_ns=300000000000";
   return spec;
+}
+
+/// Whether `pid` has the simulated driver loaded: a cell does so after die_with_parent (cuparity's
+/// main arms it first), just before its cuInit.
+bool driver_loaded(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/maps");
+  for (std::string line; std::getline(in, line);)
+    if (line.find(CUPARITY_SIMDRIVER) != std::string::npos)
+      return true;
+  return false;
 }
 
 } // namespace
@@ -173,16 +184,23 @@ TEST_CASE("a cuparity child dies with its parent, and at once if the parent is g
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     return ended(pid);
   };
+  // How long a cell that must die may take to: start (exec), find its parent gone and kill itself,
+  // on a loaded CI machine. Generous, and far below the cell's 300 s in cuInit.
+  const auto dies_in = std::chrono::seconds(30);
   SECTION("parent killed: PR_SET_PDEATHSIG ends the child") {
     child_process sh(shell_with_stuck_cell("$$"), log);
     std::string line;
     REQUIRE(sh.read_line(line, std::chrono::seconds(10)) == child_process::read_status::line);
     const int cell = std::stoi(line);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300)); // well into its cuInit
+    // Into its cuInit, so past arming PR_SET_PDEATHSIG: what ends it below is the parent's death,
+    // not the check for a parent gone already (the next section's).
+    for (int i = 0; i < 3000 && !ended(cell) && !driver_loaded(cell); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    REQUIRE(driver_loaded(cell));
     REQUIRE_FALSE(ended(cell));
     ::kill(sh.pid(), SIGKILL); // the shell alone: the cell is in its process group
     (void)sh.wait();
-    CHECK(wait_until_ended(cell, std::chrono::seconds(1)));
+    CHECK(wait_until_ended(cell, dies_in));
     if (!ended(cell))
       ::kill(cell, SIGKILL);
   }
@@ -195,7 +213,7 @@ TEST_CASE("a cuparity child dies with its parent, and at once if the parent is g
     std::string line;
     REQUIRE(sh.read_line(line, std::chrono::seconds(10)) == child_process::read_status::line);
     const int cell = std::stoi(line);
-    CHECK(wait_until_ended(cell, std::chrono::seconds(1)));
+    CHECK(wait_until_ended(cell, dies_in));
     if (!ended(cell))
       ::kill(cell, SIGKILL);
   }
@@ -207,6 +225,6 @@ TEST_CASE("a cuparity child dies with its parent, and at once if the parent is g
     CHECK_FALSE(wait_until_ended(cell, std::chrono::milliseconds(500)));
     sh.kill_group(); // the shell (now sleep) and the cell
     (void)sh.wait();
-    CHECK(wait_until_ended(cell, std::chrono::seconds(1)));
+    CHECK(wait_until_ended(cell, dies_in));
   }
 }
